@@ -1,0 +1,116 @@
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/lsst-sal/salgo"
+
+// allowed lists, per package of the module, the module packages it may
+// import. Packages not listed (examples, benchmarks) may import any public
+// package but no internal one other than what the table allows them.
+var allowed = map[string][]string{
+	"xml":               {},
+	"validate":          {"xml"},
+	"internal/codec":    {"xml"},
+	"internal/registry": {},
+	"internal/kafka":    {},
+	"internal/embedded": {},
+	"internal/archtest": {},
+	"topics":            {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
+	"remote":            {"topics", "xml", "validate"},
+	"controller":        {"topics", "xml", "validate"},
+	"sal":               {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+}
+
+// thirdParty maps a third-party import prefix to the packages allowed to use it.
+var thirdParty = map[string][]string{
+	"github.com/hamba/avro":                  {"internal/codec"},
+	"github.com/twmb/franz-go/pkg/kfake":     {"internal/embedded"},
+	"github.com/twmb/franz-go/pkg/sr/srfake": {"internal/embedded"},
+	"github.com/twmb/franz-go/pkg/sr":        {"internal/registry", "internal/embedded"},
+	"github.com/twmb/franz-go/pkg/kgo":       {"internal/kafka", "internal/embedded", "benchmarks"},
+	"github.com/twmb/franz-go/pkg/kadm":      {"internal/kafka", "benchmarks"},
+	"github.com/twmb/franz-go/pkg/sasl":      {"internal/kafka"},
+	"github.com/twmb/franz-go/pkg/kmsg":      {"internal/kafka", "internal/embedded"},
+	"github.com/prometheus/client_golang":    {"sal/prom"},
+	"github.com/twmb/franz-go/plugin/kprom":  {"sal/prom"},
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+func TestImportGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	n := 0
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		for _, imp := range p.Imports {
+			checkImport(t, rel, imp)
+		}
+	}
+	if n < 3 {
+		t.Fatalf("go list found only %d packages", n)
+	}
+}
+
+func checkImport(t *testing.T, from, imp string) {
+	t.Helper()
+	if strings.HasPrefix(imp, mod+"/") || imp == mod {
+		to := strings.TrimPrefix(imp, mod+"/")
+		if list, ok := allowed[from]; ok {
+			if !contains(list, to) {
+				t.Errorf("%s imports %s: not allowed by docs/architecture.md", from, to)
+			}
+			return
+		}
+		// examples and benchmarks: public packages only.
+		if strings.HasPrefix(to, "internal/") {
+			t.Errorf("%s imports %s: examples and benchmarks use the public API only", from, to)
+		}
+		return
+	}
+	best := ""
+	for prefix := range thirdParty {
+		if (imp == prefix || strings.HasPrefix(imp, prefix+"/")) && len(prefix) > len(best) {
+			best = prefix
+		}
+	}
+	if best != "" && !containsPrefix(thirdParty[best], from) {
+		t.Errorf("%s imports %s: only %v may", from, imp, thirdParty[best])
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsPrefix(list []string, s string) bool {
+	for _, x := range list {
+		if s == x || strings.HasPrefix(s, x+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+// Package embedded runs an in-process Kafka broker (franz-go's kfake) and
+// a Confluent-compatible schema registry (franz-go's srfake) on loopback,
+// for the SDK's embedded default, its tests and examples/localkafka.
+//
+// It is a leaf: it imports no other package of the module.
+package embedded
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+)
+
+// SegmentBytes is the segment size the SDK gives topics it creates on the
+// embedded broker: kfake grows each in-memory segment by doubling inside
+// its single request loop, which stalls every client for up to 0.75 s with
+// its 100 MiB default (see BENCHMARKS.md).
+const SegmentBytes = 1 << 20
+
+// Options configure Start. The zero value picks free loopback ports.
+type Options struct {
+	// KafkaPort and RegistryPort choose fixed ports; 0 picks free ones.
+	KafkaPort    int
+	RegistryPort int
+	// Host to listen on; default 127.0.0.1.
+	Host string
+}
+
+// Cluster is a running embedded broker and registry.
+type Cluster struct {
+	kf      *kfake.Cluster
+	reg     *srfake.Registry
+	srv     *http.Server
+	ln      net.Listener
+	url     string
+	done    chan struct{}
+	closeMu sync.Once
+}
+
+// Start starts a one-broker kfake cluster and an srfake registry.
+func Start(o Options) (*Cluster, error) {
+	host := o.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	kopts := []kfake.Opt{
+		kfake.NumBrokers(1),
+		kfake.DefaultNumPartitions(1),
+		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+			return net.Listen(network, net.JoinHostPort(host, strconv.Itoa(o.KafkaPort)))
+		}),
+		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": strconv.Itoa(SegmentBytes)}),
+	}
+	kf, err := kfake.NewCluster(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: start kafka: %w", err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(o.RegistryPort)))
+	if err != nil {
+		kf.Close()
+		return nil, fmt.Errorf("embedded: start schema registry: %w", err)
+	}
+	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
+	c := &Cluster{
+		kf:   kf,
+		reg:  reg,
+		ln:   ln,
+		srv:  &http.Server{Handler: reg.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		url:  "http://" + ln.Addr().String(),
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(c.done)
+		if err := c.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // the listener was closed under us; Close reports nothing more useful
+		}
+	}()
+	return c, nil
+}
+
+// Brokers returns the broker addresses (host:port).
+func (c *Cluster) Brokers() []string { return c.kf.ListenAddrs() }
+
+// RegistryURL returns the schema registry base URL.
+func (c *Cluster) RegistryURL() string { return c.url }
+
+// Registry returns the in-memory registry, for tests that inject faults.
+func (c *Cluster) Registry() *srfake.Registry { return c.reg }
+
+// Kafka returns the fake cluster, for tests that inject faults.
+func (c *Cluster) Kafka() *kfake.Cluster { return c.kf }
+
+// Close stops the registry and the broker. It is safe to call twice.
+func (c *Cluster) Close() {
+	c.closeMu.Do(func() {
+		_ = c.srv.Close()
+		<-c.done
+		c.reg.Close()
+		c.kf.Close()
+	})
+}

@@ -1,0 +1,381 @@
+// Package kafka is the SDK's only user of franz-go's kgo and kadm: it
+// produces records, consumes assigned partitions from exact offsets, lists
+// watermarks and creates topics. It knows nothing of SAL.
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Config is how to reach the brokers.
+type Config struct {
+	Brokers []string
+	// TLS enables TLS when non-nil.
+	TLS *tls.Config
+	// Mechanism is "" (no SASL), "SCRAM-SHA-512", "SCRAM-SHA-256" or "PLAIN".
+	Mechanism string
+	User      string
+	Password  string
+	// Acks is "0", "1" or "all" ("-1" is accepted for all).
+	Acks string
+	// Idempotent enables the idempotent producer (requires Acks "all").
+	Idempotent bool
+	ClientID   string
+	Logger     *slog.Logger
+	// FetchMaxWait bounds a fetch long-poll; default 200 ms.
+	FetchMaxWait time.Duration
+}
+
+// ErrBadConfig is matched by configuration errors.
+var ErrBadConfig = errors.New("bad Kafka configuration")
+
+func (c Config) opts() ([]kgo.Opt, error) {
+	if len(c.Brokers) == 0 {
+		return nil, fmt.Errorf("kafka: %w: no broker address", ErrBadConfig)
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.Brokers...),
+		kgo.DialTimeout(10 * time.Second),
+	}
+	if c.ClientID != "" {
+		opts = append(opts, kgo.ClientID(c.ClientID))
+	}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS))
+	}
+	var mech sasl.Mechanism
+	switch strings.ToUpper(c.Mechanism) {
+	case "":
+	case "SCRAM-SHA-512":
+		mech = scram.Auth{User: c.User, Pass: c.Password}.AsSha512Mechanism()
+	case "SCRAM-SHA-256":
+		mech = scram.Auth{User: c.User, Pass: c.Password}.AsSha256Mechanism()
+	case "PLAIN":
+		mech = plain.Auth{User: c.User, Pass: c.Password}.AsMechanism()
+	default:
+		return nil, fmt.Errorf("kafka: %w: unknown SASL mechanism %q (want SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN)", ErrBadConfig, c.Mechanism)
+	}
+	if mech != nil {
+		opts = append(opts, kgo.SASL(mech))
+	}
+	if c.Logger != nil {
+		opts = append(opts, kgo.WithLogger(&logger{l: c.Logger}))
+	}
+	return opts, nil
+}
+
+// ParseAcks checks an acks setting: "0", "1", "all" or "-1".
+func ParseAcks(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "1":
+		return "1", nil
+	case "0":
+		return "0", nil
+	case "all", "-1":
+		return "all", nil
+	}
+	return "", fmt.Errorf("kafka: %w: unknown acks value %q (want 0, 1 or all)", ErrBadConfig, s)
+}
+
+// Producer produces records and administers topics.
+type Producer struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+}
+
+// NewProducer makes a producer with no linger (as the reference), the
+// given acks and idempotence.
+func NewProducer(c Config) (*Producer, error) {
+	opts, err := c.opts()
+	if err != nil {
+		return nil, err
+	}
+	acks, err := ParseAcks(c.Acks)
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, kgo.ProducerLinger(0), kgo.MaxBufferedRecords(100_000))
+	switch acks {
+	case "0":
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+	case "1":
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	default:
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+		if !c.Idempotent {
+			opts = append(opts, kgo.DisableIdempotentWrite())
+		}
+	}
+	if c.Idempotent && acks != "all" {
+		return nil, fmt.Errorf("kafka: %w: the idempotent producer needs acks=all, not %s", ErrBadConfig, acks)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
+	}
+	return &Producer{cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+// Ping checks that a broker answers within ctx.
+func (p *Producer) Ping(ctx context.Context) error { return ping(ctx, p.cl) }
+
+func ping(ctx context.Context, cl *kgo.Client) error {
+	if err := cl.Ping(ctx); err != nil {
+		return fmt.Errorf("kafka: no broker reachable: %w", err)
+	}
+	return nil
+}
+
+// Produce sends a record asynchronously; done runs once the broker
+// acknowledged it (or it failed), on a franz-go goroutine, serially.
+func (p *Producer) Produce(ctx context.Context, topic string, key, value []byte, done func(partition int32, offset int64, err error)) {
+	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: ctx}
+	p.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		if done != nil {
+			done(r.Partition, r.Offset, err)
+		}
+	})
+}
+
+// Flush waits until every buffered record is acknowledged.
+func (p *Producer) Flush(ctx context.Context) error { return p.cl.Flush(ctx) }
+
+// Close flushes nothing and stops the client: call Flush first.
+func (p *Producer) Close() { p.cl.Close() }
+
+// TopicSpec describes a topic to create if missing.
+type TopicSpec struct {
+	Name        string
+	Partitions  int32
+	Replication int16
+	Configs     map[string]string
+}
+
+// EnsureTopics creates the topics that do not exist yet, as the reference
+// does, tolerating topics that appear concurrently.
+func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	for attempt := 0; ; attempt++ {
+		td, err := p.adm.ListTopics(ctx, names...)
+		if err != nil {
+			return fmt.Errorf("kafka: list topics: %w", err)
+		}
+		var missing []TopicSpec
+		for _, s := range specs {
+			if t, ok := td[s.Name]; !ok || t.Err != nil {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if attempt >= 20 {
+			return fmt.Errorf("kafka: topics still missing after creation: %s", missing[0].Name)
+		}
+		for _, s := range missing {
+			cfg := make(map[string]*string, len(s.Configs))
+			for k, v := range s.Configs {
+				cfg[k] = kadm.StringPtr(v)
+			}
+			rep := s.Replication
+			if rep <= 0 {
+				rep = 1
+			}
+			resp, err := p.adm.CreateTopic(ctx, max(s.Partitions, 1), rep, cfg, s.Name)
+			if err == nil {
+				err = resp.Err
+			}
+			if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+				return fmt.Errorf("kafka: create topic %s: %w", s.Name, err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt*20) * time.Millisecond):
+		}
+	}
+}
+
+// Watermarks of one partition.
+type Watermarks struct{ Low, High int64 }
+
+// Watermarks lists the low and high watermarks of every partition of the topics.
+func (p *Producer) Watermarks(ctx context.Context, topics ...string) (map[string]map[int32]Watermarks, error) {
+	starts, err := p.adm.ListStartOffsets(ctx, topics...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list start offsets: %w", err)
+	}
+	ends, err := p.adm.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list end offsets: %w", err)
+	}
+	out := make(map[string]map[int32]Watermarks, len(topics))
+	var firstErr error
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("kafka: end offset of %s[%d]: %w", o.Topic, o.Partition, o.Err)
+			}
+			return
+		}
+		m := out[o.Topic]
+		if m == nil {
+			m = map[int32]Watermarks{}
+			out[o.Topic] = m
+		}
+		w := m[o.Partition]
+		w.High = o.Offset
+		m[o.Partition] = w
+	})
+	starts.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil {
+			return
+		}
+		if m := out[o.Topic]; m != nil {
+			w := m[o.Partition]
+			w.Low = o.Offset
+			m[o.Partition] = w
+		}
+	})
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for _, t := range topics {
+		if len(out[t]) == 0 {
+			return nil, fmt.Errorf("kafka: topic %s has no partitions", t)
+		}
+	}
+	return out, nil
+}
+
+// Record is one consumed record. Its slices are only valid during the
+// callback that receives it.
+type Record struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	Timestamp time.Time
+}
+
+// Consumer reads assigned partitions from exact offsets, with no group.
+type Consumer struct {
+	cl *kgo.Client
+}
+
+// Start is where a partition starts: an exact offset, or the beginning
+// when Offset < 0.
+type Start struct{ Offset int64 }
+
+// NewConsumer makes a consumer of the given partitions.
+func NewConsumer(c Config, assign map[string]map[int32]Start) (*Consumer, error) {
+	opts, err := c.opts()
+	if err != nil {
+		return nil, err
+	}
+	wait := c.FetchMaxWait
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	parts := make(map[string]map[int32]kgo.Offset, len(assign))
+	for t, ps := range assign {
+		m := make(map[int32]kgo.Offset, len(ps))
+		for p, s := range ps {
+			if s.Offset < 0 {
+				m[p] = kgo.NewOffset().AtStart()
+			} else {
+				m[p] = kgo.NewOffset().At(s.Offset)
+			}
+		}
+		parts[t] = m
+	}
+	opts = append(opts,
+		kgo.ConsumePartitions(parts),
+		kgo.FetchMaxWait(wait),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
+	}
+	return &Consumer{cl: cl}, nil
+}
+
+// ErrClosed is returned by Poll once the consumer is closed.
+var ErrClosed = errors.New("kafka: consumer closed")
+
+// Poll waits for records and calls fn for each, in order per partition.
+// Fetch errors that are not retried internally are returned joined.
+func (c *Consumer) Poll(ctx context.Context, fn func(*Record)) error {
+	fs := c.cl.PollFetches(ctx)
+	if fs.IsClientClosed() {
+		return ErrClosed
+	}
+	var errs []error
+	fs.EachError(func(t string, p int32, err error) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return
+		}
+		errs = append(errs, fmt.Errorf("kafka: fetch %s[%d]: %w", t, p, err))
+	})
+	var r Record
+	fs.EachRecord(func(kr *kgo.Record) {
+		r = Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Key: kr.Key, Value: kr.Value, Timestamp: kr.Timestamp}
+		fn(&r)
+	})
+	return errors.Join(errs...)
+}
+
+// Ping checks that a broker answers within ctx.
+func (c *Consumer) Ping(ctx context.Context) error { return ping(ctx, c.cl) }
+
+// Close stops the consumer; a blocked Poll returns ErrClosed.
+func (c *Consumer) Close() { c.cl.Close() }
+
+type logger struct{ l *slog.Logger }
+
+func (l *logger) Level() kgo.LogLevel {
+	ctx := context.Background()
+	switch {
+	case l.l.Enabled(ctx, slog.LevelDebug):
+		return kgo.LogLevelDebug
+	case l.l.Enabled(ctx, slog.LevelInfo):
+		return kgo.LogLevelWarn // kgo's info level is chatty; keep it out of Info logs
+	case l.l.Enabled(ctx, slog.LevelWarn):
+		return kgo.LogLevelWarn
+	}
+	return kgo.LogLevelError
+}
+
+func (l *logger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	var lv slog.Level
+	switch level {
+	case kgo.LogLevelError:
+		lv = slog.LevelError
+	case kgo.LogLevelWarn:
+		lv = slog.LevelWarn
+	case kgo.LogLevelInfo:
+		lv = slog.LevelInfo
+	default:
+		lv = slog.LevelDebug
+	}
+	l.l.Log(context.Background(), lv, "kafka: "+msg, keyvals...)
+}

@@ -1,0 +1,169 @@
+// Package registry is the SDK's only user of franz-go's schema registry
+// client. It registers schemas (POST /subjects/{s}/versions, as the
+// reference does) and fetches writer schemas by id, caching both: the
+// registry client itself caches nothing.
+package registry
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// ErrUnavailable is matched by errors reaching the registry.
+var ErrUnavailable = errors.New("schema registry unavailable")
+
+// ErrBadURL is matched by an unusable registry URL.
+var ErrBadURL = errors.New("bad schema registry URL")
+
+// Client talks to one Confluent-compatible registry.
+type Client struct {
+	cl  *sr.Client
+	url string // without credentials, for messages
+
+	mu     sync.Mutex
+	ids    map[string]int // subject + "\x00" + schema -> id
+	byID   map[int]string
+	flight map[int]chan struct{}
+}
+
+// New checks the URL and makes a client. Credentials in the URL's user
+// info are sent as basic auth and never appear in errors.
+func New(rawURL string, tlsCfg *tls.Config) (*Client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("registry: %w %q: want http(s)://host:port[/path]", ErrBadURL, redact(rawURL))
+	}
+	opts := []sr.ClientOpt{sr.UserAgent("salgo")}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		opts = append(opts, sr.BasicAuth(u.User.Username(), pass))
+		u.User = nil
+	}
+	clean := strings.TrimSuffix(u.String(), "/")
+	opts = append(opts, sr.URLs(clean))
+	if tlsCfg != nil {
+		opts = append(opts, sr.DialTLSConfig(tlsCfg))
+	}
+	cl, err := sr.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w: %v", ErrBadURL, err)
+	}
+	return &Client{cl: cl, url: clean, ids: map[string]int{}, byID: map[int]string{}, flight: map[int]chan struct{}{}}, nil
+}
+
+// URL returns the registry URL without credentials.
+func (c *Client) URL() string { return c.url }
+
+// Register registers schema under subject and returns its id; repeated
+// calls are answered from the cache.
+func (c *Client) Register(ctx context.Context, subject, schema string) (int, error) {
+	key := subject + "\x00" + schema
+	c.mu.Lock()
+	id, ok := c.ids[key]
+	c.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	id, err := c.cl.RegisterSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro}, -1, -1)
+	if err != nil {
+		return 0, c.wrap("register "+subject, err)
+	}
+	c.mu.Lock()
+	c.ids[key] = id
+	c.byID[id] = schema
+	c.mu.Unlock()
+	return id, nil
+}
+
+// Schema returns the schema text with the given id, fetching it once.
+func (c *Client) Schema(ctx context.Context, id int) (string, error) {
+	for {
+		c.mu.Lock()
+		if s, ok := c.byID[id]; ok {
+			c.mu.Unlock()
+			return s, nil
+		}
+		wait, busy := c.flight[id]
+		if !busy {
+			wait = make(chan struct{})
+			c.flight[id] = wait
+		}
+		c.mu.Unlock()
+		if busy {
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}
+		s, err := c.cl.SchemaByID(ctx, id)
+		c.mu.Lock()
+		delete(c.flight, id)
+		if err == nil {
+			c.byID[id] = s.Schema
+		}
+		c.mu.Unlock()
+		close(wait)
+		if err != nil {
+			return "", c.wrap(fmt.Sprintf("schema id %d", id), err)
+		}
+		return s.Schema, nil
+	}
+}
+
+// Ping checks that the registry answers.
+func (c *Client) Ping(ctx context.Context) error {
+	if _, err := c.cl.Subjects(ctx); err != nil {
+		return c.wrap("list subjects", err)
+	}
+	return nil
+}
+
+// IsNotFound reports whether err is the registry saying a schema or
+// subject does not exist.
+func IsNotFound(err error) bool {
+	var re *sr.ResponseError
+	return errors.As(err, &re) && re.StatusCode == 404
+}
+
+func (c *Client) wrap(what string, err error) error {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Errorf("registry %s: %s: %w", c.url, what, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("registry %s: %s: %w", c.url, what, err)
+	}
+	return fmt.Errorf("registry %s: %s: %w: %v", c.url, what, ErrUnavailable, redactErr(err))
+}
+
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		if i := strings.Index(raw, "@"); i >= 0 {
+			return "***" + raw[i:]
+		}
+		return raw
+	}
+	u.User = url.User("***")
+	return u.String()
+}
+
+func redactErr(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.Index(s[i:], "@"); j >= 0 && !strings.ContainsAny(s[i:i+j], " /") {
+			s = s[:i+3] + "***" + s[i+j:]
+		}
+	}
+	return s
+}
+
