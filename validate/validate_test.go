@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -835,5 +836,19 @@ func TestFieldErrors(t *testing.T) {
 	fe = &validate.FieldError{Component: "C", Topic: "t", Field: "a b", Index: 2, Rule: validate.ErrRange}
 	if fe.Error() != `validate: C.t: field "a b"[2]: value out of range` {
 		t.Errorf("hand-built message %q", fe.Error())
+	}
+}
+
+func TestRandom_IsValid(t *testing.T) {
+	for _, top := range []*xml.Topic{scalarsTopic(), arraysTopic(), cameraTopic(), forceActuatorTopic()} {
+		v := validate.Compile(top)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 50 {
+			rec := v.Random(rng)
+			if err := v.Validate(rec); err != nil {
+				t.Fatalf("%s: %v", top.SALName, err)
+			}
+			checkCanonical(t, top, rec)
+		}
 	}
 }
