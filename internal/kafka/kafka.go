@@ -165,52 +165,38 @@ type TopicSpec struct {
 }
 
 // EnsureTopics creates the topics that do not exist yet, as the reference
-// does, tolerating topics that appear concurrently.
+// does, tolerating topics that already exist or appear concurrently. The
+// CreateTopics answer is authoritative (metadata listings may be cached).
 func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	for attempt := 0; ; attempt++ {
-		td, err := p.adm.ListTopics(ctx, names...)
-		if err != nil {
-			return fmt.Errorf("kafka: list topics: %w", err)
+	td, err := p.adm.ListTopics(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("kafka: list topics: %w", err)
+	}
+	for _, s := range specs {
+		if t, ok := td[s.Name]; ok && t.Err == nil {
+			continue
 		}
-		var missing []TopicSpec
-		for _, s := range specs {
-			if t, ok := td[s.Name]; !ok || t.Err != nil {
-				missing = append(missing, s)
-			}
+		cfg := make(map[string]*string, len(s.Configs))
+		for k, v := range s.Configs {
+			cfg[k] = kadm.StringPtr(v)
 		}
-		if len(missing) == 0 {
-			return nil
+		rep := s.Replication
+		if rep <= 0 {
+			rep = 1
 		}
-		if attempt >= 20 {
-			return fmt.Errorf("kafka: topics still missing after creation: %s", missing[0].Name)
+		resp, err := p.adm.CreateTopic(ctx, max(s.Partitions, 1), rep, cfg, s.Name)
+		if err == nil {
+			err = resp.Err
 		}
-		for _, s := range missing {
-			cfg := make(map[string]*string, len(s.Configs))
-			for k, v := range s.Configs {
-				cfg[k] = kadm.StringPtr(v)
-			}
-			rep := s.Replication
-			if rep <= 0 {
-				rep = 1
-			}
-			resp, err := p.adm.CreateTopic(ctx, max(s.Partitions, 1), rep, cfg, s.Name)
-			if err == nil {
-				err = resp.Err
-			}
-			if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-				return fmt.Errorf("kafka: create topic %s: %w", s.Name, err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt*20) * time.Millisecond):
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("kafka: create topic %s: %w", s.Name, err)
 		}
 	}
+	return nil
 }
 
 // Watermarks of one partition.

@@ -166,4 +166,3 @@ func redactErr(err error) string {
 	}
 	return s
 }
-

@@ -1,0 +1,11 @@
+// Package benchmarks holds the SDK's `go test -bench` suites. Each
+// throughput figure is measured beside its baseline in the same run (the
+// hamba/avro generic map path for the codec, raw franz-go for Kafka) and
+// reported with allocations and custom metrics; BENCHMARKS.md records the
+// results with the commands that produced them.
+//
+// The suites run on the embedded broker by default and against a real one
+// when the LSST_* variables are set. Topics of the real ts_xml (MTM1M3
+// forceActuatorData, the largest MTCamera event) need TS_XML_DIR; without
+// it those cases are skipped with the reason.
+package benchmarks

@@ -1,0 +1,178 @@
+// Package sal is what applications import to take part in the Rubin
+// Observatory's SAL control system over Kafka, as Python's ts_salobj does.
+//
+// Configuration comes from the same LSST_* environment variables as
+// ts_salobj (see topics.ConfigFromEnv), overridden by options in code. With
+// no broker configured (LSST_KAFKA_BROKER_ADDR unset) the SDK starts an
+// in-process Kafka broker and schema registry, so programs and tests run
+// with nothing installed. The SAL interface definitions come from
+// TS_XML_DIR, or the SDK's embedded Example component when it is unset.
+package sal
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// Option overrides one setting of the environment.
+type Option interface{ apply(*settings) }
+
+type settings struct {
+	cfg      topics.Config
+	embedded bool // force the embedded broker
+}
+
+type optFunc func(*settings)
+
+func (f optFunc) apply(s *settings) { f(s) }
+
+// WithBrokers sets the Kafka bootstrap addresses, overriding LSST_KAFKA_BROKER_ADDR.
+func WithBrokers(addrs ...string) Option {
+	return optFunc(func(s *settings) { s.cfg.Brokers = addrs })
+}
+
+// WithRegistry sets the schema registry URL, overriding LSST_SCHEMA_REGISTRY_URL.
+func WithRegistry(url string) Option { return optFunc(func(s *settings) { s.cfg.RegistryURL = url }) }
+
+// WithSubname sets the topic subname, overriding LSST_TOPIC_SUBNAME (default "sal").
+func WithSubname(sub string) Option { return optFunc(func(s *settings) { s.cfg.Subname = sub }) }
+
+// WithAcks sets the producer acks ("0", "1" or "all"), overriding LSST_KAFKA_PRODUCER_WAIT_ACKS (default "1").
+func WithAcks(acks string) Option { return optFunc(func(s *settings) { s.cfg.Acks = acks }) }
+
+// WithIdempotence turns on the idempotent producer (with acks "all").
+func WithIdempotence() Option {
+	return optFunc(func(s *settings) { s.cfg.Acks, s.cfg.Idempotent = "all", true })
+}
+
+// WithSASL sets SASL credentials and mechanism (default SCRAM-SHA-512) over
+// protocol SASL_PLAINTEXT or SASL_SSL, overriding LSST_KAFKA_SECURITY_*.
+func WithSASL(protocol, mechanism, user, password string) Option {
+	return optFunc(func(s *settings) {
+		s.cfg.Protocol, s.cfg.Mechanism, s.cfg.User, s.cfg.Password = protocol, mechanism, user, password
+	})
+}
+
+// WithTLS sets the TLS configuration (and protocol SSL unless SASL_SSL is set).
+func WithTLS(c *tls.Config) Option {
+	return optFunc(func(s *settings) {
+		s.cfg.TLS = c
+		if s.cfg.Protocol == "" || s.cfg.Protocol == "PLAINTEXT" {
+			s.cfg.Protocol = "SSL"
+		}
+	})
+}
+
+// WithDefinitions sets the component definitions, overriding TS_XML_DIR.
+func WithDefinitions(d *salxml.Definitions) Option {
+	return optFunc(func(s *settings) { s.cfg.Definitions = d })
+}
+
+// WithLogger sets the logger, overriding slog.Default().
+func WithLogger(l *slog.Logger) Option { return optFunc(func(s *settings) { s.cfg.Logger = l }) }
+
+// WithMaxHistoryRead sets the history depth of indexed components, overriding LSST_MAX_HISTORY_READ (default 500).
+func WithMaxHistoryRead(n int) Option {
+	return optFunc(func(s *settings) { s.cfg.MaxHistoryRead = n })
+}
+
+// WithEmbedded forces the in-process broker and registry even when
+// LSST_KAFKA_BROKER_ADDR is set.
+func WithEmbedded() Option { return optFunc(func(s *settings) { s.embedded = true }) }
+
+// Bus is a Domain plus, on the embedded default, the in-process broker it
+// runs on. Close closes both.
+type Bus struct {
+	*topics.Domain
+	local *embedded.Cluster
+}
+
+// Embedded reports whether the bus runs on the in-process broker.
+func (b *Bus) Embedded() bool { return b.local != nil }
+
+// Close closes the Domain (and every Remote and Controller on it), then
+// the embedded broker if there is one. It is safe to call twice.
+func (b *Bus) Close() error {
+	err := b.Domain.Close()
+	if b.local != nil {
+		b.local.Close()
+	}
+	return err
+}
+
+// Connect makes a Bus from the environment and opts; with no broker
+// configured it starts the embedded one and says so once in the log.
+func Connect(ctx context.Context, opts ...Option) (*Bus, error) {
+	cfg, err := topics.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	s := &settings{cfg: cfg}
+	for _, o := range opts {
+		o.apply(s)
+	}
+	if s.cfg.Logger == nil {
+		s.cfg.Logger = slog.Default()
+	}
+	var local *embedded.Cluster
+	if s.embedded || len(s.cfg.Brokers) == 0 {
+		local, err = embedded.Start(embedded.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("sal: %w", err)
+		}
+		s.cfg.Brokers = local.Brokers()
+		s.cfg.RegistryURL = local.RegistryURL()
+		s.cfg.Protocol, s.cfg.User, s.cfg.Password, s.cfg.TLS = "", "", "", nil
+		s.cfg.Embedded = true
+		s.cfg.Logger.Info("sal: no Kafka broker configured (LSST_KAFKA_BROKER_ADDR unset): running on an in-process broker and schema registry",
+			"brokers", s.cfg.Brokers, "registry", s.cfg.RegistryURL)
+	}
+	d, err := topics.NewDomain(ctx, s.cfg)
+	if err != nil {
+		if local != nil {
+			local.Close()
+		}
+		return nil, err
+	}
+	return &Bus{Domain: d, local: local}, nil
+}
+
+var (
+	defMu  sync.Mutex
+	defBus *Bus
+)
+
+// Default returns the process-wide Bus, connecting on first use (from the
+// environment, with opts). Later calls return the same Bus and ignore opts.
+func Default(ctx context.Context, opts ...Option) (*Bus, error) {
+	defMu.Lock()
+	defer defMu.Unlock()
+	if defBus != nil {
+		return defBus, nil
+	}
+	b, err := Connect(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defBus = b
+	return b, nil
+}
+
+// Close closes the process-wide Bus, if one was made. It is safe to call twice.
+func Close() error {
+	defMu.Lock()
+	b := defBus
+	defBus = nil
+	defMu.Unlock()
+	if b == nil {
+		return nil
+	}
+	return b.Close()
+}

@@ -1,0 +1,258 @@
+package topics
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/lsst-sal/salgo/internal/kafka"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// Environment variables read by ConfigFromEnv: the ones ts_salobj reads,
+// plus LSST_KAFKA_TLS_* for TLS files (ts_salobj takes those from its
+// librdkafka YAML configuration instead).
+const (
+	EnvBroker          = "LSST_KAFKA_BROKER_ADDR"
+	EnvRegistry        = "LSST_SCHEMA_REGISTRY_URL"
+	EnvSubname         = "LSST_TOPIC_SUBNAME"
+	EnvReplication     = "LSST_KAFKA_REPLICATION_FACTOR"
+	EnvAcks            = "LSST_KAFKA_PRODUCER_WAIT_ACKS"
+	EnvUser            = "LSST_KAFKA_SECURITY_USERNAME"
+	EnvPassword        = "LSST_KAFKA_SECURITY_PASSWORD"
+	EnvProtocol        = "LSST_KAFKA_SECURITY_PROTOCOL"
+	EnvMechanism       = "LSST_KAFKA_SECURITY_MECHANISM"
+	EnvMaxHistoryRead  = "LSST_MAX_HISTORY_READ"
+	EnvTLSCA           = "LSST_KAFKA_TLS_CA_FILE"
+	EnvTLSCert         = "LSST_KAFKA_TLS_CERT_FILE"
+	EnvTLSKey          = "LSST_KAFKA_TLS_KEY_FILE"
+	EnvIdempotent      = "LSST_KAFKA_PRODUCER_IDEMPOTENT"
+	DefaultSubname     = "sal"
+	DefaultMaxHistory  = 500
+	DefaultQueueLen    = 100
+	DefaultRegistryURL = "http://schema-registry:8081"
+)
+
+// ErrConfig is matched by every configuration error.
+var ErrConfig = errors.New("bad configuration")
+
+// Config says how a Domain reaches Kafka and the registry.
+type Config struct {
+	// Brokers are the bootstrap addresses (LSST_KAFKA_BROKER_ADDR, comma separated).
+	Brokers []string
+	// RegistryURL is the schema registry base URL (LSST_SCHEMA_REGISTRY_URL).
+	RegistryURL string
+	// Subname is the second part of every topic name (LSST_TOPIC_SUBNAME, default "sal").
+	Subname string
+	// Replication of created topics (LSST_KAFKA_REPLICATION_FACTOR, default 1).
+	Replication int16
+	// Acks is "0", "1" (default, as the reference) or "all" (LSST_KAFKA_PRODUCER_WAIT_ACKS).
+	Acks string
+	// Idempotent turns on the idempotent producer (needs Acks "all").
+	Idempotent bool
+	// Protocol is PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
+	Protocol string
+	// Mechanism is the SASL mechanism (default SCRAM-SHA-512 with SASL).
+	Mechanism string
+	User      string
+	Password  string
+	// TLS is used with SSL and SASL_SSL; nil means system roots.
+	TLS *tls.Config
+	// MaxHistoryRead is how many records back an indexed component's event
+	// readers look for history (LSST_MAX_HISTORY_READ, default 500).
+	MaxHistoryRead int
+	// Definitions of the components; default: FromEnv (TS_XML_DIR or the embedded example).
+	Definitions *salxml.Definitions
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Embedded marks the in-process broker: topics are created with small
+	// segments, which that broker needs to avoid stalls.
+	Embedded bool
+}
+
+// String describes the configuration without secrets.
+func (c Config) String() string {
+	return fmt.Sprintf("brokers=%s registry=%s subname=%s acks=%s protocol=%s user=%q", strings.Join(c.Brokers, ","), c.RegistryURL, c.Subname, c.Acks, c.Protocol, c.User)
+}
+
+// ConfigFromEnv reads the LSST_* environment variables. Unset variables
+// keep their defaults; a broker address that is unset leaves Brokers empty
+// (the sal package then starts the embedded broker).
+func ConfigFromEnv() (Config, error) {
+	return configFrom(os.Getenv)
+}
+
+func configFrom(get func(string) string) (Config, error) {
+	c := Config{Subname: DefaultSubname, Replication: 1, Acks: "1", MaxHistoryRead: DefaultMaxHistory}
+	if v := get(EnvBroker); v != "" {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				c.Brokers = append(c.Brokers, b)
+			}
+		}
+	}
+	c.RegistryURL = get(EnvRegistry)
+	if v := get(EnvSubname); v != "" {
+		c.Subname = v
+	}
+	if v := get(EnvReplication); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 32767 {
+			return c, fmt.Errorf("topics: %w: %s=%q is not a replication factor", ErrConfig, EnvReplication, v)
+		}
+		c.Replication = int16(n)
+	}
+	if v := get(EnvAcks); v != "" {
+		c.Acks = v
+	}
+	if v := get(EnvIdempotent); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("topics: %w: %s=%q is not a boolean", ErrConfig, EnvIdempotent, v)
+		}
+		c.Idempotent = b
+	}
+	if v := get(EnvMaxHistoryRead); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("topics: %w: %s=%q is not a history depth", ErrConfig, EnvMaxHistoryRead, v)
+		}
+		c.MaxHistoryRead = n
+	}
+	user, pass := get(EnvUser), get(EnvPassword)
+	if user != "" && pass != "" {
+		c.User, c.Password = user, pass
+		c.Protocol = get(EnvProtocol)
+		if c.Protocol == "" {
+			c.Protocol = "SASL_PLAINTEXT"
+		}
+		c.Mechanism = get(EnvMechanism)
+		if c.Mechanism == "" {
+			c.Mechanism = "SCRAM-SHA-512"
+		}
+	} else if p := get(EnvProtocol); p == "SSL" {
+		c.Protocol = p
+	}
+	ca, cert, key := get(EnvTLSCA), get(EnvTLSCert), get(EnvTLSKey)
+	if ca != "" || cert != "" || key != "" {
+		t, err := LoadTLS(ca, cert, key)
+		if err != nil {
+			return c, err
+		}
+		c.TLS = t
+		if c.Protocol == "" {
+			c.Protocol = "SSL"
+		}
+	}
+	return c, nil
+}
+
+// LoadTLS builds a TLS configuration from PEM files: a CA bundle (may be
+// empty: system roots) and an optional client certificate and key.
+func LoadTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
+	t := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("topics: %w: TLS CA file: %v", ErrConfig, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("topics: %w: TLS CA file %s holds no PEM certificate", ErrConfig, caFile)
+		}
+		t.RootCAs = pool
+	}
+	if (certFile == "") != (keyFile == "") {
+		return nil, fmt.Errorf("topics: %w: a TLS client certificate needs both a certificate and a key file", ErrConfig)
+	}
+	if certFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("topics: %w: TLS client certificate: %v", ErrConfig, err)
+		}
+		t.Certificates = []tls.Certificate{cert}
+	}
+	return t, nil
+}
+
+// check fills defaults and rejects what cannot work.
+func (c *Config) check() error {
+	if len(c.Brokers) == 0 {
+		return fmt.Errorf("topics: %w: no broker address (set %s)", ErrConfig, EnvBroker)
+	}
+	if c.RegistryURL == "" {
+		c.RegistryURL = DefaultRegistryURL
+	}
+	if c.Subname == "" {
+		c.Subname = DefaultSubname
+	}
+	if strings.ContainsAny(c.Subname, ". /") {
+		return fmt.Errorf("topics: %w: topic subname %q must not contain '.', '/' or spaces", ErrConfig, c.Subname)
+	}
+	if c.Replication == 0 {
+		c.Replication = 1
+	}
+	acks, err := kafka.ParseAcks(c.Acks)
+	if err != nil {
+		return fmt.Errorf("topics: %w: %s", ErrConfig, strings.TrimPrefix(err.Error(), "kafka: "))
+	}
+	c.Acks = acks
+	if c.Idempotent && c.Acks != "all" {
+		return fmt.Errorf("topics: %w: the idempotent producer needs acks=all, not %s", ErrConfig, c.Acks)
+	}
+	if c.MaxHistoryRead == 0 {
+		c.MaxHistoryRead = DefaultMaxHistory
+	}
+	switch strings.ToUpper(c.Protocol) {
+	case "", "PLAINTEXT":
+		c.Protocol = "PLAINTEXT"
+		c.Mechanism = ""
+	case "SSL":
+		c.Mechanism = ""
+		if c.TLS == nil {
+			c.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+	case "SASL_PLAINTEXT", "SASL_SSL":
+		if c.Mechanism == "" {
+			c.Mechanism = "SCRAM-SHA-512"
+		}
+		if c.User == "" {
+			return fmt.Errorf("topics: %w: %s needs a user name", ErrConfig, c.Protocol)
+		}
+		if strings.ToUpper(c.Protocol) == "SASL_SSL" && c.TLS == nil {
+			c.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		if strings.ToUpper(c.Protocol) == "SASL_PLAINTEXT" {
+			c.TLS = nil
+		}
+	default:
+		return fmt.Errorf("topics: %w: unknown security protocol %q (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)", ErrConfig, c.Protocol)
+	}
+	c.Protocol = strings.ToUpper(c.Protocol)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Definitions == nil {
+		d, err := salxml.FromEnv()
+		if err != nil {
+			return err
+		}
+		c.Definitions = d
+	}
+	return nil
+}
+
+func (c *Config) kafka() kafka.Config {
+	return kafka.Config{
+		Brokers: c.Brokers, TLS: c.TLS, Mechanism: c.Mechanism, User: c.User, Password: c.Password,
+		Acks: c.Acks, Idempotent: c.Idempotent, ClientID: "salgo", Logger: c.Logger,
+	}
+}
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,0 +1,183 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/user"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/registry"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// DefaultConnectTimeout bounds NewDomain's broker check when ctx has no deadline.
+const DefaultConnectTimeout = 30 * time.Second
+
+// Domain is one process's connection to Kafka and the schema registry:
+// one producer shared by every writer, and the registry caches. Instances
+// (component instances) are made from it.
+type Domain struct {
+	cfg    Config
+	prod   *kafka.Producer
+	reg    *registry.Client
+	log    *slog.Logger
+	origin int
+	// UserHost is user@host, the default identity of Remotes.
+	userHost string
+
+	mu        sync.Mutex
+	closed    bool
+	ensured   map[string]bool
+	instances map[*Instance]struct{}
+}
+
+// NewDomain connects to the brokers of cfg and checks that one answers
+// within ctx (DefaultConnectTimeout when ctx has no deadline).
+func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	reg, err := registry.New(cfg.RegistryURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
+	}
+	prod, err := kafka.NewProducer(cfg.kafka())
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultConnectTimeout)
+		defer cancel()
+	}
+	if err := prod.Ping(ctx); err != nil {
+		prod.Close()
+		return nil, fmt.Errorf("topics: brokers %s (%s): %w", strings.Join(cfg.Brokers, ","), cfg.Protocol, err)
+	}
+	return &Domain{
+		cfg:       cfg,
+		prod:      prod,
+		reg:       reg,
+		log:       cfg.Logger,
+		origin:    os.Getpid(),
+		userHost:  userHost(),
+		ensured:   map[string]bool{},
+		instances: map[*Instance]struct{}{},
+	}, nil
+}
+
+func userHost() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return name + "@" + host
+}
+
+// Config returns the configuration in force (defaults filled).
+func (d *Domain) Config() Config { return d.cfg }
+
+// Definitions returns the component definitions.
+func (d *Domain) Definitions() *salxml.Definitions { return d.cfg.Definitions }
+
+// Origin is the process id written as private_origin.
+func (d *Domain) Origin() int { return d.origin }
+
+// UserHost is user@host, the default identity.
+func (d *Domain) UserHost() string { return d.userHost }
+
+// Logger returns the Domain's logger.
+func (d *Domain) Logger() *slog.Logger { return d.log }
+
+// Component returns the named component's definition.
+func (d *Domain) Component(name string) (*salxml.Component, error) {
+	return d.cfg.Definitions.Component(name)
+}
+
+// Close closes every Instance still open, waits up to 10 s for buffered
+// writes to be acknowledged, and disconnects. It is safe to call twice.
+func (d *Domain) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	ins := make([]*Instance, 0, len(d.instances))
+	for in := range d.instances {
+		ins = append(ins, in)
+	}
+	d.mu.Unlock()
+	for _, in := range ins {
+		in.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := d.prod.Flush(ctx)
+	d.prod.Close()
+	if err != nil {
+		return fmt.Errorf("topics: flush at close: %w", err)
+	}
+	return nil
+}
+
+// ensureTopics creates the topics not yet known to exist.
+func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
+	d.mu.Lock()
+	var specs []kafka.TopicSpec
+	seen := map[string]bool{}
+	for _, t := range ts {
+		name := t.KafkaName(d.cfg.Subname)
+		if d.ensured[name] || seen[name] {
+			continue
+		}
+		seen[name] = true
+		cfg := map[string]string{}
+		if t.Kind == salxml.Event {
+			cfg["cleanup.policy"] = "compact"
+		}
+		if d.cfg.Embedded {
+			cfg["segment.bytes"] = "1048576" // 1 MiB: the embedded broker stalls while growing larger segments
+		}
+		specs = append(specs, kafka.TopicSpec{Name: name, Partitions: 1, Replication: d.cfg.Replication, Configs: cfg})
+	}
+	d.mu.Unlock()
+	if len(specs) == 0 {
+		return nil
+	}
+	if err := d.prod.EnsureTopics(ctx, specs); err != nil {
+		return fmt.Errorf("topics: %w", err)
+	}
+	d.mu.Lock()
+	for _, s := range specs {
+		d.ensured[s.Name] = true
+	}
+	d.mu.Unlock()
+	return nil
+}
+
+// register registers a topic's schema and returns its id.
+func (d *Domain) register(ctx context.Context, t *salxml.Topic) (int32, error) {
+	id, err := d.reg.Register(ctx, t.Subject(d.cfg.Subname), t.AvroSchema())
+	if err != nil {
+		return 0, fmt.Errorf("topics: %s: %w", t, err)
+	}
+	return int32(id), nil
+}
+
+// Flush waits until every record written so far is acknowledged by the broker.
+func (d *Domain) Flush(ctx context.Context) error {
+	if err := d.prod.Flush(ctx); err != nil {
+		return fmt.Errorf("topics: flush: %w", err)
+	}
+	return nil
+}

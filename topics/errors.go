@@ -1,0 +1,16 @@
+package topics
+
+import "errors"
+
+var (
+	// ErrClosed is returned by calls on a closed Domain, Instance, Reader or Writer.
+	ErrClosed = errors.New("topics: closed")
+	// ErrNotStarted is returned by a write before its Instance started.
+	ErrNotStarted = errors.New("topics: instance not started")
+	// ErrStarted is returned when adding a reader to a started Instance.
+	ErrStarted = errors.New("topics: instance already started")
+	// ErrCallbackSet is returned by Next and Flush while a callback is set.
+	ErrCallbackSet = errors.New("topics: a callback is set on this reader")
+	// ErrWrongComponent is returned for a topic of another component.
+	ErrWrongComponent = errors.New("topics: topic belongs to another component")
+)

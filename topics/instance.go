@@ -1,0 +1,483 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/internal/kafka"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+const (
+	stateNew = iota
+	stateStarting
+	stateStarted
+	stateClosed
+)
+
+// Instance is one component instance (name and SAL index) taking part in
+// the bus, as ts_salobj's SalInfo: its readers share one consumer, its
+// writers the Domain's producer.
+type Instance struct {
+	d           *Domain
+	comp        *salxml.Component
+	index       int
+	identity    string
+	boxIdentity any
+	boxOrigin   any
+	rl          *rateLog
+
+	mu      sync.Mutex
+	state   int
+	readers map[string]*Reader
+	order   []*Reader
+	writers map[*salxml.Topic]*Writer
+	cons    *kafka.Consumer
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+
+	ready   chan struct{}
+	pending int // history readers not caught up; poll goroutine only
+}
+
+// NewInstance makes an instance of the named component with the given SAL
+// index (0 for non-indexed components; for indexed ones 0 reads every
+// index) and identity (private_identity of what it writes; "" means
+// user@host).
+func (d *Domain) NewInstance(comp *salxml.Component, index int, identity string) (*Instance, error) {
+	if err := comp.CheckIndex(index); err != nil {
+		return nil, err
+	}
+	if identity == "" {
+		identity = d.userHost
+	}
+	in := &Instance{
+		d: d, comp: comp, index: index, identity: identity,
+		boxIdentity: identity, boxOrigin: int32(d.origin),
+		rl:      newRateLog(d.log, 10*time.Second),
+		readers: map[string]*Reader{},
+		writers: map[*salxml.Topic]*Writer{},
+		ready:   make(chan struct{}),
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	d.instances[in] = struct{}{}
+	return in, nil
+}
+
+// Component returns the component definition.
+func (in *Instance) Component() *salxml.Component { return in.comp }
+
+// Index returns the SAL index.
+func (in *Instance) Index() int { return in.index }
+
+// Identity returns the private_identity this instance writes.
+func (in *Instance) Identity() string { return in.identity }
+
+// Domain returns the Domain.
+func (in *Instance) Domain() *Domain { return in.d }
+
+// Origin is the private_origin this instance writes (the process id).
+func (in *Instance) Origin() int { return in.d.origin }
+
+func (in *Instance) own(t *salxml.Topic) error {
+	if t == nil {
+		return errors.New("topics: nil topic")
+	}
+	if t.Component != in.comp.Name || in.comp.Topic(t.SALName) != t {
+		return fmt.Errorf("%w: %s is not a topic of %s", ErrWrongComponent, t, in.comp.Name)
+	}
+	return nil
+}
+
+// Reader adds a reader of topic t. Readers must be added before Start.
+func (in *Instance) Reader(t *salxml.Topic, o ReaderOptions) (*Reader, error) {
+	if err := in.own(t); err != nil {
+		return nil, err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	switch in.state {
+	case stateClosed:
+		return nil, ErrClosed
+	case stateNew:
+	default:
+		return nil, ErrStarted
+	}
+	name := t.KafkaName(in.d.cfg.Subname)
+	if r := in.readers[name]; r != nil {
+		return nil, fmt.Errorf("topics: %s already has a reader in this instance", t)
+	}
+	r, err := newReader(in, t, o)
+	if err != nil {
+		return nil, err
+	}
+	in.readers[name] = r
+	in.order = append(in.order, r)
+	return r, nil
+}
+
+// Writer returns the writer of topic t, making it on first use. Writers
+// must be made before Start.
+func (in *Instance) Writer(t *salxml.Topic) (*Writer, error) {
+	if err := in.own(t); err != nil {
+		return nil, err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if w := in.writers[t]; w != nil {
+		return w, nil
+	}
+	switch in.state {
+	case stateClosed:
+		return nil, ErrClosed
+	case stateNew:
+	default:
+		return nil, ErrStarted
+	}
+	w, err := newWriter(in, t)
+	if err != nil {
+		return nil, err
+	}
+	in.writers[t] = w
+	return w, nil
+}
+
+func (in *Instance) writable() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	switch in.state {
+	case stateStarted:
+		return nil
+	case stateClosed:
+		return ErrClosed
+	}
+	return ErrNotStarted
+}
+
+// Ready is closed once every reader has delivered its history.
+func (in *Instance) Ready() <-chan struct{} { return in.ready }
+
+// Start creates missing topics, registers the schemas, positions every
+// reader (history readers at the high watermark minus their depth, the
+// others at the end) and returns once history is caught up, or when ctx
+// is done.
+func (in *Instance) Start(ctx context.Context) error {
+	in.mu.Lock()
+	switch in.state {
+	case stateClosed:
+		in.mu.Unlock()
+		return ErrClosed
+	case stateNew:
+	default:
+		in.mu.Unlock()
+		return errors.New("topics: Start called twice")
+	}
+	in.state = stateStarting
+	readers := append([]*Reader(nil), in.order...)
+	var writers []*Writer
+	for _, w := range in.writers {
+		writers = append(writers, w)
+	}
+	in.mu.Unlock()
+
+	if err := in.setup(ctx, readers, writers); err != nil {
+		in.Close()
+		return err
+	}
+	select {
+	case <-in.ready:
+		return nil
+	case <-ctx.Done():
+		in.Close()
+		return fmt.Errorf("topics: start %s: waiting for history: %w", in.comp.NameIndex(in.index), ctx.Err())
+	}
+}
+
+func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Writer) error {
+	var all []*salxml.Topic
+	for _, r := range readers {
+		all = append(all, r.topic)
+	}
+	for _, w := range writers {
+		all = append(all, w.topic)
+	}
+	if err := in.d.ensureTopics(ctx, all); err != nil {
+		return err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, r := range readers {
+		g.Go(func() (err error) { r.id, err = in.d.register(gctx, r.topic); return })
+	}
+	for _, w := range writers {
+		g.Go(func() (err error) { w.id, err = in.d.register(gctx, w.topic); return })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+
+	if len(readers) == 0 {
+		in.mu.Lock()
+		in.state = stateStarted
+		in.mu.Unlock()
+		close(in.ready)
+		return nil
+	}
+	names := make([]string, len(readers))
+	for i, r := range readers {
+		names[i] = r.kname
+	}
+	marks, err := in.d.prod.Watermarks(ctx, names...)
+	if err != nil {
+		return fmt.Errorf("topics: %w", err)
+	}
+	assign := map[string]map[int32]kafka.Start{}
+	for _, r := range readers {
+		depth := r.opts.MaxHistory
+		if depth > 0 && in.comp.Indexed {
+			depth = in.d.cfg.MaxHistoryRead
+		}
+		parts := map[int32]kafka.Start{}
+		for p, wm := range marks[r.kname] {
+			switch {
+			case wm.High <= 0:
+				parts[p] = kafka.Start{Offset: -1}
+			case depth == 0:
+				parts[p] = kafka.Start{Offset: wm.High}
+			default:
+				off := wm.High - int64(depth)
+				if off <= wm.Low {
+					off = -1
+				}
+				parts[p] = kafka.Start{Offset: off}
+				if r.hist == nil {
+					r.hist = &history{target: map[int32]int64{}, pos: map[int32]int{}}
+				}
+				r.hist.target[p] = wm.High - 1
+			}
+		}
+		assign[r.kname] = parts
+		if r.hist != nil {
+			in.pending++
+		}
+	}
+	kc := in.d.cfg.kafka()
+	cons, err := kafka.NewConsumer(kc, assign)
+	if err != nil {
+		return err
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	in.mu.Lock()
+	if in.state == stateClosed {
+		in.mu.Unlock()
+		cancel()
+		cons.Close()
+		return ErrClosed
+	}
+	in.cons, in.cancel, in.state = cons, cancel, stateStarted
+	if in.pending == 0 {
+		close(in.ready)
+	}
+	in.wg.Add(1)
+	in.mu.Unlock()
+	go in.loop(lctx)
+	return nil
+}
+
+func (in *Instance) loop(ctx context.Context) {
+	defer in.wg.Done()
+	for {
+		err := in.cons.Poll(ctx, func(rec *kafka.Record) { in.handle(ctx, rec) })
+		if ctx.Err() != nil || errors.Is(err, kafka.ErrClosed) {
+			return
+		}
+		if err != nil {
+			in.rl.log(slog.LevelWarn, "fetch", "topics: fetch error; retrying", "instance", in.comp.NameIndex(in.index), "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// history is a reader's late-joiner state while it reads back.
+type history struct {
+	target map[int32]int64 // partition -> offset of the last historical record
+	latest []map[string]any
+	pos    map[int32]int // salIndex -> position in latest
+}
+
+func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
+	r := in.readers[kr.Topic]
+	if r == nil {
+		return
+	}
+	r.received.Add(1)
+	rec := r.decode(ctx, kr.Value)
+	historical := r.hist != nil
+	if rec != nil {
+		r.accept(rec, historical)
+	}
+	if historical {
+		if t, ok := r.hist.target[kr.Partition]; ok && kr.Offset >= t {
+			delete(r.hist.target, kr.Partition)
+		}
+		if len(r.hist.target) == 0 {
+			h := r.hist
+			r.hist = nil
+			for _, rec := range h.latest {
+				r.push(rec, true)
+			}
+			in.pending--
+			if in.pending == 0 {
+				close(in.ready)
+			}
+		}
+	}
+}
+
+// decode splits the framing and decodes with the writer's schema; it
+// returns nil (counted and logged) for what cannot be decoded.
+func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
+	id, body, err := codec.SplitHeader(v)
+	if err != nil {
+		r.bad("framing", err)
+		return nil
+	}
+	dec := r.dec
+	if id != r.id {
+		if dec = r.decoders[id]; dec == nil {
+			dec, err = r.resolver(ctx, id)
+			if err != nil {
+				r.bad("schema", err)
+				return nil
+			}
+		}
+	}
+	rec := make(map[string]any, len(r.topic.Fields))
+	iss, err := dec.DecodeIssues(body, rec)
+	if err != nil {
+		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
+		return nil
+	}
+	if !iss.Zero() {
+		r.count(func(s *ReaderStats) { s.Violations++ })
+		r.in.rl.log(slog.LevelWarn, "range:"+r.kname, "topics: record holds values outside their SAL type's range; delivered converted", "topic", r.topic.String(), "issues", fmt.Sprintf("%+v", iss))
+	}
+	return rec
+}
+
+func (r *Reader) resolver(ctx context.Context, id int32) (*codec.Decoder, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	text, err := r.in.d.reg.Schema(ctx, int(id))
+	if err != nil {
+		return nil, err
+	}
+	c, err := codec.NewResolving(text, r.topic)
+	if err != nil {
+		return nil, fmt.Errorf("writer schema id %d cannot be read as %s: %w", id, r.topic, err)
+	}
+	r.decoders[id] = c
+	return c, nil
+}
+
+func (r *Reader) bad(kind string, err error) {
+	r.count(func(s *ReaderStats) { s.Undecodable++ })
+	r.in.rl.log(slog.LevelWarn, kind+":"+r.kname, "topics: undecodable record skipped", "topic", r.topic.String(), "kind", kind, "err", err)
+}
+
+// accept applies the reference's filters to a decoded record and queues it
+// (or keeps it as history).
+func (r *Reader) accept(rec map[string]any, historical bool) {
+	rec["private_rcvStamp"] = TAI()
+	if rep := r.val.Check(rec); !rep.OK() {
+		r.count(func(s *ReaderStats) { s.Violations++ })
+		r.in.rl.log(slog.LevelWarn, "bounds:"+r.kname, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
+	}
+	idx, _ := rec["salIndex"].(int32)
+	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
+		r.count(func(s *ReaderStats) { s.Filtered++ })
+		return
+	}
+	if r.track {
+		origin, _ := rec["private_origin"].(int32)
+		ident, _ := rec["private_identity"].(string)
+		seq, _ := rec["private_seqNum"].(int32)
+		k := writerKey{origin: origin, identity: ident, index: idx}
+		if last, ok := r.lastSeq[k]; ok {
+			want := last + 1
+			if last >= maxSeqNum {
+				want = 1
+			}
+			if seq > want {
+				lost := uint64(seq - want)
+				r.count(func(s *ReaderStats) { s.Lost += lost })
+			}
+		}
+		r.lastSeq[k] = seq
+	}
+	snd, _ := rec["private_sndStamp"].(float64)
+	last, seen := r.lastSnd[idx]
+	if !seen || snd >= last {
+		r.lastSnd[idx] = snd
+	} else if r.ordchk && !historical {
+		r.count(func(s *ReaderStats) { s.OutOfOrder++ })
+		r.in.rl.log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
+		return
+	}
+	if historical {
+		h := r.hist
+		if !r.topic.Indexed {
+			idx = 0
+		}
+		if p, ok := h.pos[idx]; ok {
+			h.latest[p] = rec
+		} else {
+			h.pos[idx] = len(h.latest)
+			h.latest = append(h.latest, rec)
+		}
+		return
+	}
+	r.push(rec, false)
+}
+
+// Close stops the instance's goroutines and callbacks and disconnects its
+// consumer. It is safe to call twice and from any goroutine.
+func (in *Instance) Close() {
+	in.mu.Lock()
+	if in.state == stateClosed {
+		in.mu.Unlock()
+		return
+	}
+	in.state = stateClosed
+	cancel, cons := in.cancel, in.cons
+	readers := append([]*Reader(nil), in.order...)
+	in.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if cons != nil {
+		cons.Close()
+	}
+	for _, r := range readers {
+		r.close()
+	}
+	in.wg.Wait()
+	in.d.mu.Lock()
+	delete(in.d.instances, in)
+	in.d.mu.Unlock()
+}

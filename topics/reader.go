@@ -1,0 +1,343 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// ReaderOptions configure a Reader.
+type ReaderOptions struct {
+	// QueueLen bounds the queue (default 100, minimum 10). When full, the
+	// oldest record is dropped and counted.
+	QueueLen int
+	// MaxHistory is how many historical records to deliver at start: 0 for
+	// none, 1 for the newest (per SAL index for indexed components).
+	// Commands, acks and telemetry never read history.
+	MaxHistory int
+	// KeepOutOfOrder delivers events and telemetry whose private_sndStamp
+	// is older than the last seen for the same SAL index; by default they
+	// are dropped and counted, as the reference does.
+	KeepOutOfOrder bool
+}
+
+// ReaderStats counts what happened to a reader's records.
+type ReaderStats struct {
+	Received    uint64 // records fetched for this topic
+	Delivered   uint64 // queued or passed to the callback
+	Historical  uint64 // of Delivered, from history
+	Filtered    uint64 // for another SAL index
+	Overflow    uint64 // dropped: queue full (oldest dropped)
+	Lost        uint64 // missing by private_seqNum gaps
+	OutOfOrder  uint64 // dropped: older private_sndStamp than the last
+	Undecodable uint64 // bad framing, unknown schema id or bad Avro
+	Violations  uint64 // delivered, but break a bound the reference does not enforce
+	Queued      int    // records waiting in the queue now
+}
+
+// Reader reads one topic of one component instance.
+type Reader struct {
+	in     *Instance
+	topic  *salxml.Topic
+	kname  string
+	opts   ReaderOptions
+	val    *validate.Validator
+	codec  *codec.Codec
+	id     int32
+	track  bool // count seqNum gaps (events and telemetry)
+	ordchk bool // apply the out-of-order filter
+
+	// Owned by the poll goroutine.
+	decoders map[int32]*codec.Decoder
+	dec      *codec.Decoder
+	lastSnd  map[int32]float64
+	lastSeq  map[writerKey]int32
+	hist     *history
+
+	mu       sync.Mutex
+	q        []map[string]any // ring buffer
+	head, n  int
+	latest   map[string]any
+	notify   chan struct{}
+	done     chan struct{}
+	cb       func(map[string]any)
+	cbWake   chan struct{}
+	cbDone   chan struct{}
+	warned   int
+	closed   bool
+	closedCh bool
+	stats    ReaderStats
+	received atomic.Uint64
+}
+
+type writerKey struct {
+	origin   int32
+	identity string
+	index    int32
+}
+
+func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) {
+	if o.QueueLen == 0 {
+		o.QueueLen = DefaultQueueLen
+	}
+	if o.QueueLen < 10 {
+		return nil, fmt.Errorf("topics: %s: queue length %d is below the minimum 10", t, o.QueueLen)
+	}
+	if t.Kind != salxml.Event {
+		o.MaxHistory = 0
+	}
+	if o.MaxHistory < 0 || o.MaxHistory > o.QueueLen {
+		return nil, fmt.Errorf("topics: %s: history %d must be between 0 and the queue length %d", t, o.MaxHistory, o.QueueLen)
+	}
+	c, err := codec.New(t)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %s: %w", t, err)
+	}
+	return &Reader{
+		in: in, topic: t, kname: t.KafkaName(in.d.cfg.Subname), opts: o,
+		val: validate.For(t), codec: c,
+		track:    t.Kind == salxml.Event || t.Kind == salxml.Telemetry,
+		ordchk:   !o.KeepOutOfOrder && (t.Kind == salxml.Event || t.Kind == salxml.Telemetry),
+		decoders: map[int32]*codec.Decoder{},
+		dec:      c.Decoder(),
+		lastSnd:  map[int32]float64{},
+		lastSeq:  map[writerKey]int32{},
+		q:        make([]map[string]any, o.QueueLen),
+		notify:   make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// Topic returns the topic definition.
+func (r *Reader) Topic() *salxml.Topic { return r.topic }
+
+// Stats returns the reader's counters.
+func (r *Reader) Stats() ReaderStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.stats
+	s.Received = r.received.Load()
+	s.Queued = r.n
+	return s
+}
+
+// Get returns the newest record received (even if already taken from the
+// queue), or nil. Records are shared: do not modify them.
+func (r *Reader) Get() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.latest
+}
+
+// Next removes and returns the oldest queued record, waiting for one until
+// ctx is done.
+func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
+	for {
+		r.mu.Lock()
+		switch {
+		case r.cb != nil:
+			r.mu.Unlock()
+			return nil, ErrCallbackSet
+		case r.n > 0:
+			rec := r.popLocked()
+			more := r.n > 0
+			r.mu.Unlock()
+			if more {
+				select {
+				case r.notify <- struct{}{}:
+				default:
+				}
+			}
+			return rec, nil
+		case r.closed:
+			r.mu.Unlock()
+			return nil, ErrClosed
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.notify:
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// TryNext removes and returns the oldest queued record, or nil at once.
+func (r *Reader) TryNext() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 || r.cb != nil {
+		return nil
+	}
+	return r.popLocked()
+}
+
+// Flush discards every queued record.
+func (r *Reader) Flush() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cb != nil {
+		return ErrCallbackSet
+	}
+	for r.n > 0 {
+		r.popLocked()
+	}
+	return nil
+}
+
+// SetCallback delivers every record to fn, one at a time, on a goroutine
+// of this reader (so a slow callback delays only this topic; its queue
+// fills and drops the oldest, counted). Records already queued are
+// delivered first. nil stops callbacks. No callback runs after Close.
+func (r *Reader) SetCallback(fn func(map[string]any)) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	old := r.cb
+	r.cb = fn
+	if fn != nil && old == nil {
+		r.cbWake = make(chan struct{}, 1)
+		r.cbDone = make(chan struct{})
+		wake, done := r.cbWake, r.cbDone
+		r.in.wg.Add(1)
+		go r.callbackLoop(wake, done)
+		if r.n > 0 {
+			wake <- struct{}{}
+		}
+	}
+	var done chan struct{}
+	if fn == nil && old != nil {
+		close(r.cbWake)
+		done = r.cbDone
+	}
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+func (r *Reader) callbackLoop(wake <-chan struct{}, done chan struct{}) {
+	defer r.in.wg.Done()
+	defer close(done)
+	for range wake {
+		for {
+			r.mu.Lock()
+			if r.cb == nil || r.closed || r.n == 0 {
+				r.mu.Unlock()
+				break
+			}
+			rec := r.popLocked()
+			fn := r.cb
+			r.mu.Unlock()
+			r.safeCall(fn, rec)
+		}
+	}
+}
+
+func (r *Reader) safeCall(fn func(map[string]any), rec map[string]any) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.in.rl.log(slog.LevelError, "callback-panic:"+r.kname, "topics: callback panicked", "topic", r.topic.String(), "panic", fmt.Sprint(p))
+		}
+	}()
+	fn(rec)
+}
+
+func (r *Reader) popLocked() map[string]any {
+	rec := r.q[r.head]
+	r.q[r.head] = nil
+	r.head = (r.head + 1) % len(r.q)
+	r.n--
+	return rec
+}
+
+// push queues rec, dropping the oldest when full, and logs at the
+// reference's fill levels.
+func (r *Reader) push(rec map[string]any, historical bool) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	if r.n == len(r.q) {
+		r.popLocked()
+		r.stats.Overflow++
+		r.in.rl.log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+	}
+	r.q[(r.head+r.n)%len(r.q)] = rec
+	r.n++
+	r.latest = rec
+	r.stats.Delivered++
+	if historical {
+		r.stats.Historical++
+	}
+	r.checkFillLocked()
+	wake := r.cbWake
+	hasCb := r.cb != nil
+	r.mu.Unlock()
+	if hasCb {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+// checkFillLocked warns when the queue crosses min(10, max(5, len/10)),
+// len/2 (if len >= 20) and 9*len/10, as the reference does.
+func (r *Reader) checkFillLocked() {
+	l := len(r.q)
+	levels := []int{min(10, max(5, l/10))}
+	if l >= 20 {
+		levels = append(levels, l/2)
+	}
+	levels = append(levels, 9*l/10)
+	lvl := 0
+	for i, v := range levels {
+		if r.n >= v {
+			lvl = i + 1
+		}
+	}
+	if lvl > r.warned {
+		r.in.d.log.Warn("topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+	}
+	r.warned = lvl
+}
+
+func (r *Reader) close() {
+	r.mu.Lock()
+	r.closed = true
+	var done chan struct{}
+	if r.cb != nil {
+		r.cb = nil
+		close(r.cbWake)
+		done = r.cbDone
+	}
+	if !r.closedCh {
+		r.closedCh = true
+		close(r.done)
+	}
+	r.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+func (r *Reader) count(f func(*ReaderStats)) {
+	r.mu.Lock()
+	f(&r.stats)
+	r.mu.Unlock()
+}

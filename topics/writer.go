@@ -1,0 +1,302 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// maxSeqNum is the largest private_seqNum (2^31-1); writers wrap to 1.
+const maxSeqNum = math.MaxInt32
+
+// WriteResult says where a record landed.
+type WriteResult struct {
+	// SeqNum is the private_seqNum written.
+	SeqNum int32
+	// Partition and Offset of the record in Kafka.
+	Partition int32
+	Offset    int64
+	// Latency from the call to the broker's acknowledgement.
+	Latency time.Duration
+}
+
+// WriterStats counts a writer's records.
+type WriterStats struct {
+	Written uint64 // acknowledged by the broker
+	Failed  uint64 // rejected by validation or by Kafka
+}
+
+// Writer writes one topic of one component instance. It is safe for
+// concurrent use; records are sent in the order their sequence numbers
+// were assigned.
+type Writer struct {
+	in     *Instance
+	topic  *salxml.Topic
+	kname  string
+	key    []byte
+	val    *validate.Validator
+	codec  *codec.Codec
+	id     int32
+	boxRev any
+	hasIdx bool
+	boxIdx any
+
+	mu      sync.Mutex
+	seq     int32
+	data    map[string]any
+	hasData bool
+	buf     []byte
+
+	written atomic.Uint64
+	failed  atomic.Uint64
+}
+
+func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
+	c, err := codec.New(t)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %s: %w", t, err)
+	}
+	w := &Writer{
+		in:     in,
+		topic:  t,
+		kname:  t.KafkaName(in.d.cfg.Subname),
+		val:    validate.For(t),
+		codec:  c,
+		boxRev: t.RevCode(),
+		hasIdx: t.Indexed,
+		boxIdx: int32(in.index),
+	}
+	if k := t.Key(in.index); k != "" {
+		w.key = []byte(k)
+	}
+	return w, nil
+}
+
+// Topic returns the topic definition.
+func (w *Writer) Topic() *salxml.Topic { return w.topic }
+
+// Stats returns the writer's counters.
+func (w *Writer) Stats() WriterStats {
+	return WriterStats{Written: w.written.Load(), Failed: w.failed.Load()}
+}
+
+// New returns a fresh record with every field at its default.
+func (w *Writer) New() map[string]any { return w.val.New() }
+
+// Write stamps rec with the private fields (and salIndex), validates it,
+// sends it and returns once the broker acknowledged it (at the Domain's
+// acks setting) or ctx is done. Write fills rec's missing fields with their
+// defaults and converts its values to the canonical types in place.
+func (w *Writer) Write(ctx context.Context, rec map[string]any) (WriteResult, error) {
+	return w.write(ctx, rec, 0)
+}
+
+// WriteSeq is Write with an explicit private_seqNum (commands and acks).
+func (w *Writer) WriteSeq(ctx context.Context, rec map[string]any, seq int32) (WriteResult, error) {
+	if seq <= 0 {
+		return WriteResult{}, fmt.Errorf("topics: %s: private_seqNum %d must be > 0", w.topic, seq)
+	}
+	return w.write(ctx, rec, seq)
+}
+
+func (w *Writer) write(ctx context.Context, rec map[string]any, seq int32) (WriteResult, error) {
+	type result struct {
+		r   WriteResult
+		err error
+	}
+	ch := make(chan result, 1)
+	err := w.send(ctx, rec, seq, func(r WriteResult, err error) { ch <- result{r, err} })
+	if err != nil {
+		return WriteResult{}, err
+	}
+	select {
+	case res := <-ch:
+		return res.r, res.err
+	case <-ctx.Done():
+		return WriteResult{}, fmt.Errorf("topics: write %s: %w", w.topic, ctx.Err())
+	}
+}
+
+// WriteAsync stamps, validates and queues rec, and returns at once; done
+// (which may be nil) runs when the broker acknowledged it or it failed. A
+// validation error is returned directly and done is not called. Callbacks
+// run one at a time on a goroutine of the Kafka client and must not block.
+func (w *Writer) WriteAsync(ctx context.Context, rec map[string]any, done func(WriteResult, error)) error {
+	return w.send(ctx, rec, 0, done)
+}
+
+func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
+	if err := w.in.writable(); err != nil {
+		return err
+	}
+	start := now()
+	tai := UTCToTAI(start)
+	rec["private_sndStamp"] = tai
+	rec["private_kafkaStamp"] = tai
+	rec["private_efdStamp"] = TAIToUTC(tai)
+	rec["private_rcvStamp"] = 0.0
+	rec["private_revCode"] = w.boxRev
+	rec["private_identity"] = w.in.boxIdentity
+	rec["private_origin"] = w.in.boxOrigin
+	if w.hasIdx {
+		rec["salIndex"] = w.boxIdx
+	}
+	w.mu.Lock()
+	auto := seq == 0
+	if auto {
+		if w.seq >= maxSeqNum {
+			w.seq = 0
+		}
+		seq = w.seq + 1
+	}
+	rec["private_seqNum"] = seq
+	if err := w.val.Validate(rec); err != nil {
+		w.mu.Unlock()
+		w.failed.Add(1)
+		return err
+	}
+	buf := codec.AppendHeader(make([]byte, 0, 5+w.codec.SizeHint()), w.id)
+	buf, err := w.codec.Append(buf, rec)
+	if err != nil {
+		w.mu.Unlock()
+		w.failed.Add(1)
+		return fmt.Errorf("topics: encode %s: %w", w.topic, err)
+	}
+	if auto {
+		w.seq = seq
+	}
+	w.in.d.prod.Produce(ctx, w.kname, w.key, buf, func(p int32, off int64, err error) {
+		if err != nil {
+			w.failed.Add(1)
+			err = fmt.Errorf("topics: write %s: %w", w.topic, err)
+		} else {
+			w.written.Add(1)
+		}
+		if done != nil {
+			done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: now().Sub(start)}, err)
+		}
+	})
+	w.mu.Unlock()
+	return nil
+}
+
+// Set updates the writer's current data with fields (nil values leave a
+// field unchanged) and reports whether anything changed. The data starts
+// at the defaults. NaN equals NaN.
+func (w *Writer) Set(fields map[string]any) (changed bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.setLocked(fields)
+}
+
+func (w *Writer) setLocked(fields map[string]any) (bool, error) {
+	if w.data == nil {
+		w.data = w.val.New()
+	}
+	next := maps.Clone(w.data)
+	for k, v := range fields {
+		if v != nil {
+			next[k] = v
+		}
+	}
+	if err := w.val.Validate(next); err != nil {
+		return false, err
+	}
+	changed := !w.hasData
+	for k := range fields {
+		if fields[k] != nil && !sameValue(w.data[k], next[k]) {
+			changed = true
+		}
+	}
+	w.data = next
+	return changed, nil
+}
+
+// Data returns a copy of the writer's current data.
+func (w *Writer) Data() map[string]any {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.data == nil {
+		return w.val.New()
+	}
+	return maps.Clone(w.data)
+}
+
+// SetWriteResult is what SetWrite did.
+type SetWriteResult struct {
+	Changed bool
+	Written bool
+	Data    map[string]any
+	WriteResult
+}
+
+// SetWrite sets fields as Set does, then writes the data if it changed, if
+// it was never written, if force is true, or always for topics other than
+// events (the reference's rule).
+func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool) (SetWriteResult, error) {
+	w.mu.Lock()
+	changed, err := w.setLocked(fields)
+	first := !w.hasData
+	data := maps.Clone(w.data)
+	w.mu.Unlock()
+	if err != nil {
+		return SetWriteResult{}, err
+	}
+	res := SetWriteResult{Changed: changed, Data: data}
+	if !(changed || first || force || w.topic.Kind != salxml.Event) {
+		return res, nil
+	}
+	wr, err := w.Write(ctx, data)
+	if err != nil {
+		return res, err
+	}
+	w.mu.Lock()
+	w.hasData = true
+	w.mu.Unlock()
+	res.Written, res.WriteResult = true, wr
+	return res, nil
+}
+
+// sameValue compares two canonical values; NaN equals NaN.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || (x != x && y != y))
+	case float32:
+		y, ok := b.(float32)
+		return ok && (x == y || (x != x && y != y))
+	case []float64:
+		y, ok := b.([]float64)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i])) {
+				return false
+			}
+		}
+		return true
+	case []float32:
+		y, ok := b.([]float32)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
