@@ -87,4 +87,3 @@ func run(args []string) error {
 	}
 	return nil
 }
-
