@@ -1,0 +1,411 @@
+// Package controller is the server side of one SAL component instance, as
+// ts_salobj's Controller and BaseCsc: it runs a handler per command and
+// acknowledges each command as the reference does, and writes the
+// component's events and telemetry. CSC adds the summary state machine,
+// the heartbeat and the generic topics.
+//
+// Most programs get a Controller or CSC from the sal package; this package
+// is the implementation and works on any topics.Domain.
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// Handler runs one command. Its outcome becomes the final ack: nil gives
+// CMD_COMPLETE "Done"; an error gives CMD_FAILED, error 1, "Failed:
+// <error>"; a context cancellation (the Controller closing) gives
+// CMD_ABORTED "Aborted"; context.DeadlineExceeded gives CMD_TIMEOUT
+// "Timeout"; an *AckResult gives exactly that ack.
+type Handler interface {
+	Handle(ctx context.Context, cmd *Command) error
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, cmd *Command) error
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, cmd *Command) error { return f(ctx, cmd) }
+
+// AckResult is a handler outcome that chooses the final ack itself.
+type AckResult struct {
+	Code      topics.AckCode
+	ErrorCode int32
+	Result    string
+}
+
+func (a *AckResult) Error() string {
+	return fmt.Sprintf("%s error=%d: %s", a.Code, a.ErrorCode, a.Result)
+}
+
+// Option configures a Controller.
+type Option interface{ apply(*config) }
+
+type config struct {
+	allowMissing bool
+	concurrent   []string
+	writeOnly    bool
+	identity     string
+	queueLen     int
+}
+
+type optFunc func(*config)
+
+func (f optFunc) apply(c *config) { f(c) }
+
+// AllowMissing lets commands without a handler answer CMD_FAILED "This
+// command is not supported" instead of failing Start.
+func AllowMissing() Option { return optFunc(func(c *config) { c.allowMissing = true }) }
+
+// Concurrent lets several instances of the named commands run at once
+// (by default commands on one topic run one at a time).
+func Concurrent(commands ...string) Option {
+	return optFunc(func(c *config) { c.concurrent = append(c.concurrent, commands...) })
+}
+
+// WriteOnly makes a Controller that reads no commands.
+func WriteOnly() Option { return optFunc(func(c *config) { c.writeOnly = true }) }
+
+// Identity sets the private_identity written, overriding "Name[:index]".
+func Identity(id string) Option { return optFunc(func(c *config) { c.identity = id }) }
+
+// Command is one received command.
+type Command struct {
+	// Name is the bare command name, e.g. "setScalars".
+	Name string
+	// Data is the command record (canonical values); do not modify it.
+	Data     map[string]any
+	SeqNum   int32
+	Identity string
+	Origin   int32
+	SALIndex int32
+
+	c *Controller
+	w *topics.Writer
+}
+
+// InProgress sends CMD_INPROGRESS with the estimated remaining duration;
+// the Remote extends its deadline by it.
+func (cmd *Command) InProgress(ctx context.Context, timeout time.Duration, result string) error {
+	return cmd.c.ack(ctx, cmd, topics.Ack{Code: topics.CmdInProgress, Result: result, Timeout: timeout})
+}
+
+// Ack sends an intermediate acknowledgement of any code.
+func (cmd *Command) Ack(ctx context.Context, a topics.Ack) error { return cmd.c.ack(ctx, cmd, a) }
+
+// Stats counts a Controller's commands.
+type Stats struct {
+	Received   uint64 // commands read
+	Completed  uint64 // acked CMD_COMPLETE
+	Failed     uint64 // acked with a failure code
+	Rejected   uint64 // answered or dropped before a handler ran (bad seqNum, bad data, no handler)
+	AckErrors  uint64 // acks that could not be written
+	InProgress uint64
+}
+
+// Controller is the server side of one component instance.
+type Controller struct {
+	in    *topics.Instance
+	comp  *salxml.Component
+	index int
+	cfg   config
+	log   *slog.Logger
+
+	handlers map[string]Handler
+	readers  map[string]*topics.Reader
+	ackW     *topics.Writer
+	evts     map[string]*topics.Writer
+	tels     map[string]*topics.Writer
+	cmdtype  map[string]int32
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running sync.WaitGroup
+	sem     map[string]*sync.Mutex
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+
+	stats struct {
+		received, completed, failed, rejected, ackErrors, inProgress atomic.Uint64
+	}
+}
+
+// New makes a Controller of the named component and SAL index. Add
+// handlers with Handle, then Start.
+func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller, error) {
+	var cfg config
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	comp, err := d.Component(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.identity == "" {
+		cfg.identity = comp.NameIndex(index)
+	}
+	in, err := d.NewInstance(comp, index, cfg.identity)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Controller{
+		in: in, comp: comp, index: index, cfg: cfg, log: d.Logger(),
+		handlers: map[string]Handler{}, readers: map[string]*topics.Reader{},
+		evts: map[string]*topics.Writer{}, tels: map[string]*topics.Writer{},
+		cmdtype: map[string]int32{}, sem: map[string]*sync.Mutex{},
+		ctx: ctx, cancel: cancel,
+	}
+	for _, n := range cfg.concurrent {
+		if comp.Command(n) == nil {
+			in.Close()
+			cancel()
+			return nil, fmt.Errorf("controller: Concurrent(%q): %s has no such command", n, comp.Name)
+		}
+	}
+	names := comp.SALTopicNames()
+	for i, n := range names {
+		c.cmdtype[n] = int32(i)
+	}
+	for _, t := range comp.Topics {
+		switch t.Kind {
+		case salxml.Event:
+			c.evts[t.Name()], err = in.Writer(t)
+		case salxml.Telemetry:
+			c.tels[t.Name()], err = in.Writer(t)
+		case salxml.Command:
+			if !cfg.writeOnly {
+				c.readers[t.Name()], err = in.Reader(t, topics.ReaderOptions{QueueLen: max(cfg.queueLen, 1000)})
+				c.sem[t.Name()] = &sync.Mutex{}
+			}
+		case salxml.Ack:
+			if !cfg.writeOnly {
+				c.ackW, err = in.Writer(t)
+			}
+		}
+		if err != nil {
+			in.Close()
+			cancel()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Name returns "Component" or "Component:index".
+func (c *Controller) Name() string { return c.comp.NameIndex(c.index) }
+
+// Component returns the component definition.
+func (c *Controller) Component() *salxml.Component { return c.comp }
+
+// Index returns the SAL index.
+func (c *Controller) Index() int { return c.index }
+
+// Identity returns the private_identity written.
+func (c *Controller) Identity() string { return c.in.Identity() }
+
+// Instance returns the underlying topics.Instance.
+func (c *Controller) Instance() *topics.Instance { return c.in }
+
+// Handle sets the handler of a command (bare name). It must be called
+// before Start.
+func (c *Controller) Handle(name string, h Handler) error {
+	if c.comp.Command(name) == nil {
+		return fmt.Errorf("controller: %s has no command %q", c.comp.Name, name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return errors.New("controller: Handle after Start")
+	}
+	c.handlers[name] = h
+	return nil
+}
+
+// HandleFunc sets a function as the handler of a command.
+func (c *Controller) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
+	return c.Handle(name, HandlerFunc(f))
+}
+
+// Event returns the writer of an event by bare name, or nil.
+func (c *Controller) Event(name string) *topics.Writer { return c.evts[name] }
+
+// Telemetry returns the writer of a telemetry topic, or nil.
+func (c *Controller) Telemetry(name string) *topics.Writer { return c.tels[name] }
+
+// Stats returns the command counters.
+func (c *Controller) Stats() Stats {
+	return Stats{
+		Received: c.stats.received.Load(), Completed: c.stats.completed.Load(), Failed: c.stats.failed.Load(),
+		Rejected: c.stats.rejected.Load(), AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
+	}
+}
+
+// Start checks that every command has a handler (unless AllowMissing),
+// starts reading commands and returns once the topics are ready.
+func (c *Controller) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return topics.ErrClosed
+	}
+	if c.started {
+		c.mu.Unlock()
+		return errors.New("controller: Start called twice")
+	}
+	var missing []string
+	for name := range c.readers {
+		if c.handlers[name] == nil {
+			missing = append(missing, name)
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 && !c.cfg.allowMissing {
+		c.mu.Unlock()
+		return fmt.Errorf("controller: %s: no handler for command(s) %v (add them, or use AllowMissing)", c.Name(), missing)
+	}
+	c.started = true
+	c.mu.Unlock()
+	for name, r := range c.readers {
+		r.SetCallback(func(rec map[string]any) { c.receive(name, rec) })
+	}
+	if err := c.in.Start(ctx); err != nil {
+		return fmt.Errorf("controller: start %s: %w", c.Name(), err)
+	}
+	return nil
+}
+
+// receive runs on the command topic's reader goroutine.
+func (c *Controller) receive(name string, rec map[string]any) {
+	c.stats.received.Add(1)
+	cmd := &Command{Name: name, Data: rec, c: c}
+	cmd.SeqNum, _ = rec["private_seqNum"].(int32)
+	cmd.Identity, _ = rec["private_identity"].(string)
+	cmd.Origin, _ = rec["private_origin"].(int32)
+	cmd.SALIndex, _ = rec["salIndex"].(int32)
+	if cmd.SeqNum <= 0 {
+		// The reference's controller dies on this; we log it and go on.
+		// No ack: the sender could not match one.
+		c.stats.rejected.Add(1)
+		c.log.Warn("controller: command with private_seqNum <= 0 ignored", "controller", c.Name(), "command", name, "seqNum", cmd.SeqNum, "identity", cmd.Identity, "origin", cmd.Origin)
+		return
+	}
+	if rep := validate.For(c.comp.Command(name)).Check(rec); !rep.OK() {
+		c.stats.rejected.Add(1)
+		c.final(cmd, topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: invalid command data: " + rep.String()})
+		return
+	}
+	h := c.handlers[name]
+	if h == nil {
+		c.stats.rejected.Add(1)
+		c.final(cmd, topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: This command is not supported"})
+		return
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.final(cmd, topics.Ack{Code: topics.CmdAborted, Error: 1, Result: "Aborted"})
+		return
+	}
+	c.running.Add(1)
+	c.mu.Unlock()
+	if slices.Contains(c.cfg.concurrent, name) {
+		go c.run(h, cmd)
+	} else {
+		c.run(h, cmd)
+	}
+}
+
+func (c *Controller) run(h Handler, cmd *Command) {
+	defer c.running.Done()
+	err := c.call(h, cmd)
+	var res *AckResult
+	var a topics.Ack
+	switch {
+	case err == nil:
+		a = topics.Ack{Code: topics.CmdComplete, Result: "Done"}
+	case errors.As(err, &res):
+		a = topics.Ack{Code: res.Code, Error: res.ErrorCode, Result: res.Result}
+	case errors.Is(err, context.Canceled):
+		a = topics.Ack{Code: topics.CmdAborted, Error: 1, Result: "Aborted"}
+	case errors.Is(err, context.DeadlineExceeded):
+		a = topics.Ack{Code: topics.CmdTimeout, Error: 1, Result: "Timeout"}
+	default:
+		a = topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: " + err.Error()}
+	}
+	c.final(cmd, a)
+}
+
+func (c *Controller) call(h Handler, cmd *Command) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("controller: command handler panicked", "controller", c.Name(), "command", cmd.Name, "panic", fmt.Sprint(p))
+			err = fmt.Errorf("handler panicked: %v", p)
+		}
+	}()
+	return h.Handle(c.ctx, cmd)
+}
+
+func (c *Controller) final(cmd *Command, a topics.Ack) {
+	if a.Code == topics.CmdComplete {
+		c.stats.completed.Add(1)
+	} else {
+		c.stats.failed.Add(1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.ack(ctx, cmd, a); err != nil {
+		c.log.Warn("controller: could not acknowledge command", "controller", c.Name(), "command", cmd.Name, "seqNum", cmd.SeqNum, "err", err)
+	}
+}
+
+// ack writes one ackcmd record for cmd, as the reference does.
+func (c *Controller) ack(ctx context.Context, cmd *Command, a topics.Ack) error {
+	if c.ackW == nil {
+		return errors.New("controller: write-only controllers send no acks")
+	}
+	if a.Code == topics.CmdInProgress {
+		c.stats.inProgress.Add(1)
+	}
+	a.Identity, a.Origin = cmd.Identity, cmd.Origin
+	a.CmdType = c.cmdtype["command_"+cmd.Name]
+	if _, err := c.ackW.WriteSeq(ctx, a.Fields(), cmd.SeqNum); err != nil {
+		c.stats.ackErrors.Add(1)
+		return err
+	}
+	return nil
+}
+
+// Close cancels running handlers (they are acknowledged CMD_ABORTED),
+// waits for them, and stops the Controller. It is safe to call twice.
+func (c *Controller) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.cancel()
+	done := make(chan struct{})
+	go func() { c.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		c.log.Error("controller: handlers still running 30 s after Close", "controller", c.Name())
+	}
+	c.in.Close()
+}

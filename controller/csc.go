@@ -1,0 +1,423 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/lsst-sal/salgo/topics"
+)
+
+// State is a CSC summary state, with the reference's values.
+type State int32
+
+// The summary states.
+const (
+	Disabled State = 1
+	Enabled  State = 2
+	Fault    State = 3
+	Offline  State = 4
+	Standby  State = 5
+)
+
+var stateNames = map[State]string{Disabled: "DISABLED", Enabled: "ENABLED", Fault: "FAULT", Offline: "OFFLINE", Standby: "STANDBY"}
+
+// String returns the Python repr the reference puts in its failure texts,
+// e.g. "<State.STANDBY: 5>".
+func (s State) String() string {
+	if n, ok := stateNames[s]; ok {
+		return "<State." + n + ": " + strconv.Itoa(int(s)) + ">"
+	}
+	return "<State: " + strconv.Itoa(int(s)) + ">"
+}
+
+// Name returns "STANDBY" etc.
+func (s State) Name() string { return stateNames[s] }
+
+// HeartbeatInterval is how often a CSC writes its heartbeat.
+const HeartbeatInterval = time.Second
+
+// Hooks let a CSC act on its transitions; every one is optional. A Begin
+// hook that fails leaves the state unchanged and fails the command; an End
+// hook that fails reverts the state.
+type Hooks struct {
+	BeginStart, EndStart             func(ctx context.Context, cmd *Command) error
+	BeginEnable, EndEnable           func(ctx context.Context, cmd *Command) error
+	BeginDisable, EndDisable         func(ctx context.Context, cmd *Command) error
+	BeginStandby, EndStandby         func(ctx context.Context, cmd *Command) error
+	BeginExitControl, EndExitControl func(ctx context.Context, cmd *Command) error
+	// Configure runs during start with the configurationOverride text.
+	Configure func(ctx context.Context, override string) error
+	// SummaryState runs after every state change.
+	SummaryState func(ctx context.Context, s State) error
+}
+
+// CSCOption configures a CSC.
+type CSCOption interface{ applyCSC(*cscConfig) }
+
+type cscConfig struct {
+	ctrl           []Option
+	initial        State
+	version        string
+	simulation     int32
+	checkDuplicate bool
+	enabledCmds    []string
+	hooks          Hooks
+}
+
+type cscOptFunc func(*cscConfig)
+
+func (f cscOptFunc) applyCSC(c *cscConfig) { f(c) }
+
+// ControllerOptions passes Controller options to the CSC's controller.
+func ControllerOptions(opts ...Option) CSCOption {
+	return cscOptFunc(func(c *cscConfig) { c.ctrl = append(c.ctrl, opts...) })
+}
+
+// InitialState sets the state the CSC starts in, overriding STANDBY.
+func InitialState(s State) CSCOption { return cscOptFunc(func(c *cscConfig) { c.initial = s }) }
+
+// Version sets the cscVersion of softwareVersions.
+func Version(v string) CSCOption { return cscOptFunc(func(c *cscConfig) { c.version = v }) }
+
+// SimulationMode sets the simulation mode reported.
+func SimulationMode(m int32) CSCOption { return cscOptFunc(func(c *cscConfig) { c.simulation = m }) }
+
+// CheckDuplicate makes Start fail when another instance's heartbeat is seen.
+func CheckDuplicate() CSCOption { return cscOptFunc(func(c *cscConfig) { c.checkDuplicate = true }) }
+
+// EnabledCommands makes the named commands fail, with the reference's
+// text, unless the CSC is ENABLED.
+func EnabledCommands(names ...string) CSCOption {
+	return cscOptFunc(func(c *cscConfig) { c.enabledCmds = append(c.enabledCmds, names...) })
+}
+
+// WithHooks sets the transition hooks.
+func WithHooks(h Hooks) CSCOption { return cscOptFunc(func(c *cscConfig) { c.hooks = h }) }
+
+// ErrDuplicate is returned by Start when another instance is running.
+var ErrDuplicate = errors.New("controller: another instance of this CSC is running")
+
+// CSC is a Controller with the summary state machine of ts_salobj's
+// BaseCsc: start, enable, disable, standby and exitControl (and fault),
+// the heartbeat, and the summaryState, errorCode, simulationMode,
+// softwareVersions, logLevel and logMessage events.
+type CSC struct {
+	*Controller
+	cfg cscConfig
+
+	stateMu sync.Mutex
+	state   State
+
+	logger   *slog.Logger
+	level    *slog.LevelVar
+	done     chan struct{}
+	doneOnce sync.Once
+	hbStop   chan struct{}
+	hbWG     sync.WaitGroup
+}
+
+// NewCSC makes a CSC of the named component; add handlers for its own
+// commands with Handle (the generic ones are handled), then Start.
+func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, error) {
+	cfg := cscConfig{initial: Standby, version: "unknown"}
+	for _, o := range opts {
+		o.applyCSC(&cfg)
+	}
+	switch cfg.initial {
+	case Standby, Disabled, Enabled, Fault, Offline:
+	default:
+		return nil, fmt.Errorf("controller: invalid initial state %d", cfg.initial)
+	}
+	c, err := New(d, name, index, cfg.ctrl...)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range []string{"start", "enable", "disable", "standby", "exitControl"} {
+		if c.comp.Command(n) == nil {
+			c.Close()
+			return nil, fmt.Errorf("controller: %s is not a CSC: it has no %s command", name, n)
+		}
+	}
+	s := &CSC{Controller: c, cfg: cfg, state: cfg.initial, level: new(slog.LevelVar), done: make(chan struct{}), hbStop: make(chan struct{})}
+	s.logger = slog.New(newLogHandler(s, d.Logger().Handler()))
+	type tr struct {
+		name       string
+		from       []State
+		to         State
+		begin, end func(context.Context, *Command) error
+	}
+	h := cfg.hooks
+	for _, t := range []tr{
+		{"start", []State{Standby}, Disabled, h.BeginStart, h.EndStart},
+		{"enable", []State{Disabled}, Enabled, h.BeginEnable, h.EndEnable},
+		{"disable", []State{Enabled}, Disabled, h.BeginDisable, h.EndDisable},
+		{"standby", []State{Disabled, Fault}, Standby, h.BeginStandby, h.EndStandby},
+		{"exitControl", []State{Standby}, Offline, h.BeginExitControl, h.EndExitControl},
+	} {
+		_ = c.HandleFunc(t.name, func(ctx context.Context, cmd *Command) error {
+			return s.transition(ctx, cmd, t.from, t.to, t.begin, t.end)
+		})
+	}
+	if c.comp.Command("setLogLevel") != nil {
+		_ = c.HandleFunc("setLogLevel", s.setLogLevel)
+	}
+	return s, nil
+}
+
+// Handle sets the handler of one of the CSC's own commands. Commands named
+// in EnabledCommands are refused unless the CSC is ENABLED.
+func (s *CSC) Handle(name string, h Handler) error {
+	for _, n := range s.cfg.enabledCmds {
+		if n == name {
+			inner := h
+			h = HandlerFunc(func(ctx context.Context, cmd *Command) error {
+				if err := s.RequireEnabled(name); err != nil {
+					return err
+				}
+				return inner.Handle(ctx, cmd)
+			})
+		}
+	}
+	return s.Controller.Handle(name, h)
+}
+
+// HandleFunc sets a function as the handler of one of the CSC's commands.
+func (s *CSC) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
+	return s.Handle(name, HandlerFunc(f))
+}
+
+// State returns the summary state.
+func (s *CSC) State() State {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.state
+}
+
+// RequireEnabled returns the reference's error for an action attempted
+// outside ENABLED, or nil.
+func (s *CSC) RequireEnabled(action string) error {
+	if st := s.State(); st != Enabled {
+		return fmt.Errorf("%s not allowed in state %s", action, st)
+	}
+	return nil
+}
+
+// Logger returns a logger whose records are also written as logMessage
+// events (at the level set by setLogLevel, INFO by default).
+func (s *CSC) Logger() *slog.Logger { return s.logger }
+
+// Done is closed when the CSC has gone OFFLINE through exitControl.
+func (s *CSC) Done() <-chan struct{} { return s.done }
+
+// Start starts the controller, then (as the reference) writes logLevel,
+// checks for a duplicate, starts the heartbeat and writes simulationMode,
+// softwareVersions, summaryState and errorCode.
+func (s *CSC) Start(ctx context.Context) error {
+	if s.cfg.checkDuplicate {
+		if err := s.checkDuplicate(ctx); err != nil {
+			return err
+		}
+	}
+	if err := s.Controller.Start(ctx); err != nil {
+		return err
+	}
+	s.writeEvent(ctx, "logLevel", map[string]any{"level": int32(20), "subsystem": ""}, true)
+	s.hbWG.Add(1)
+	go s.heartbeat()
+	s.writeEvent(ctx, "simulationMode", map[string]any{"mode": s.cfg.simulation}, true)
+	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": "", "cscVersion": s.cfg.version, "subsystemVersions": ""}, true)
+	if s.Event("configurationsAvailable") != nil {
+		s.writeEvent(ctx, "configurationsAvailable", map[string]any{"overrides": "", "version": "", "url": "", "schemaVersion": ""}, false)
+	}
+	return s.reportState(ctx, true)
+}
+
+func (s *CSC) heartbeat() {
+	defer s.hbWG.Done()
+	w := s.Event("heartbeat")
+	t := time.NewTicker(HeartbeatInterval)
+	defer t.Stop()
+	for {
+		if w != nil {
+			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.ctx.Err() == nil {
+				s.log.Warn("controller: heartbeat not written", "csc", s.Name(), "err", err)
+			}
+			cancel()
+		}
+		select {
+		case <-t.C:
+		case <-s.hbStop:
+			return
+		}
+	}
+}
+
+func (s *CSC) writeEvent(ctx context.Context, name string, fields map[string]any, force bool) {
+	w := s.Event(name)
+	if w == nil {
+		return
+	}
+	if _, err := w.SetWrite(ctx, fields, force); err != nil {
+		s.log.Warn("controller: event not written", "csc", s.Name(), "event", name, "err", err)
+	}
+}
+
+func (s *CSC) reportState(ctx context.Context, force bool) error {
+	st := s.State()
+	if s.cfg.hooks.SummaryState != nil {
+		if err := s.cfg.hooks.SummaryState(ctx, st); err != nil {
+			s.log.Warn("controller: SummaryState hook failed", "csc", s.Name(), "err", err)
+		}
+	}
+	w := s.Event("summaryState")
+	if w == nil {
+		return nil
+	}
+	if _, err := w.SetWrite(ctx, map[string]any{"summaryState": int32(st)}, force); err != nil {
+		return fmt.Errorf("controller: write summaryState: %w", err)
+	}
+	if st != Fault {
+		s.writeEvent(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false)
+	}
+	return nil
+}
+
+func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to State, begin, end func(context.Context, *Command) error) error {
+	s.stateMu.Lock()
+	cur := s.state
+	s.stateMu.Unlock()
+	allowed := false
+	for _, f := range from {
+		allowed = allowed || f == cur
+	}
+	if !allowed {
+		return fmt.Errorf("%s not allowed in state %s", cmd.Name, cur)
+	}
+	if begin != nil {
+		if err := begin(ctx, cmd); err != nil {
+			return err
+		}
+	}
+	if cmd.Name == "start" {
+		override, _ := cmd.Data["configurationOverride"].(string)
+		if s.cfg.hooks.Configure != nil {
+			if err := s.cfg.hooks.Configure(ctx, override); err != nil {
+				return err
+			}
+		}
+		if s.Event("configurationApplied") != nil {
+			s.writeEvent(ctx, "configurationApplied", map[string]any{"configurations": override, "version": "", "url": "", "schemaVersion": "", "otherInfo": ""}, true)
+		}
+	}
+	s.stateMu.Lock()
+	s.state = to
+	s.stateMu.Unlock()
+	if end != nil {
+		if err := end(ctx, cmd); err != nil {
+			s.stateMu.Lock()
+			s.state = cur
+			s.stateMu.Unlock()
+			return err
+		}
+	}
+	if err := s.reportState(ctx, false); err != nil {
+		return err
+	}
+	if to == Offline {
+		go func() {
+			time.Sleep(100 * time.Millisecond) // let the ack go out first
+			s.doneOnce.Do(func() { close(s.done) })
+		}()
+	}
+	return nil
+}
+
+// Fault puts the CSC in FAULT and writes errorCode (always) and summaryState.
+func (s *CSC) Fault(ctx context.Context, code int32, report, traceback string) error {
+	s.stateMu.Lock()
+	s.state = Fault
+	s.stateMu.Unlock()
+	s.writeEvent(ctx, "errorCode", map[string]any{"errorCode": code, "errorReport": report, "traceback": traceback}, true)
+	return s.reportState(ctx, false)
+}
+
+func (s *CSC) setLogLevel(ctx context.Context, cmd *Command) error {
+	level, _ := cmd.Data["level"].(int32)
+	sub, _ := cmd.Data["subsystem"].(string)
+	if sub == "" {
+		s.level.Set(pyToSlog(level))
+	}
+	s.writeEvent(ctx, "logLevel", map[string]any{"level": level, "subsystem": sub}, true)
+	return nil
+}
+
+// Close stops the heartbeat, aborts running commands and closes the controller.
+func (s *CSC) Close() {
+	select {
+	case <-s.hbStop:
+	default:
+		close(s.hbStop)
+	}
+	s.Controller.Close()
+	s.hbWG.Wait()
+}
+
+func (s *CSC) checkDuplicate(ctx context.Context) error {
+	in, err := s.in.Domain().NewInstance(s.comp, s.index, "")
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	hb := s.comp.Event("heartbeat")
+	if hb == nil {
+		return nil
+	}
+	r, err := in.Reader(hb, topics.ReaderOptions{})
+	if err != nil {
+		return err
+	}
+	if err := in.Start(ctx); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*HeartbeatInterval)
+	defer cancel()
+	rec, err := r.Next(wctx)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil
+		}
+		return err
+	}
+	return fmt.Errorf("%w: %s heartbeat seen from process %v (%v)", ErrDuplicate, s.Name(), rec["private_origin"], rec["private_identity"])
+}
+
+// Python logging levels as written in logLevel and logMessage.
+func slogToPy(l slog.Level) int32 {
+	switch {
+	case l >= slog.LevelError:
+		return 40
+	case l >= slog.LevelWarn:
+		return 30
+	case l >= slog.LevelInfo:
+		return 20
+	}
+	return 10
+}
+
+func pyToSlog(l int32) slog.Level {
+	switch {
+	case l >= 40:
+		return slog.LevelError
+	case l >= 30:
+		return slog.LevelWarn
+	case l >= 20:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
+}

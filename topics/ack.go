@@ -1,0 +1,160 @@
+package topics
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// AckCode is a command acknowledgement code (SalRetCode on the wire).
+type AckCode int32
+
+// The ack codes of ts_salobj.
+const (
+	CmdAck        AckCode = 300
+	CmdInProgress AckCode = 301
+	CmdStalled    AckCode = 302
+	CmdComplete   AckCode = 303
+	CmdNoPerm     AckCode = -300
+	CmdNoAck      AckCode = -301
+	CmdFailed     AckCode = -302
+	CmdAborted    AckCode = -303
+	CmdTimeout    AckCode = -304
+)
+
+var ackNames = map[AckCode]string{
+	CmdAck: "CMD_ACK", CmdInProgress: "CMD_INPROGRESS", CmdStalled: "CMD_STALLED", CmdComplete: "CMD_COMPLETE",
+	CmdNoPerm: "CMD_NOPERM", CmdNoAck: "CMD_NOACK", CmdFailed: "CMD_FAILED", CmdAborted: "CMD_ABORTED", CmdTimeout: "CMD_TIMEOUT",
+}
+
+// String returns the reference's name, e.g. "CMD_COMPLETE".
+func (c AckCode) String() string {
+	if s, ok := ackNames[c]; ok {
+		return s
+	}
+	return "AckCode(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Final reports whether the code ends a command: ABORTED, COMPLETE,
+// FAILED, NOACK, NOPERM, STALLED or TIMEOUT.
+func (c AckCode) Final() bool {
+	switch c {
+	case CmdAborted, CmdComplete, CmdFailed, CmdNoAck, CmdNoPerm, CmdStalled, CmdTimeout:
+		return true
+	}
+	return false
+}
+
+// Failed reports whether the code is final and not COMPLETE.
+func (c AckCode) Failed() bool { return c.Final() && c != CmdComplete }
+
+// Ack is one command acknowledgement (an ackcmd record).
+type Ack struct {
+	Code AckCode
+	// Error is an error code, relevant when Code is a failure (1 from the reference's CSCs).
+	Error int32
+	// Result is the message, e.g. "Done" or "Failed: ...".
+	Result string
+	// Timeout is the estimated remaining duration of an in-progress command.
+	Timeout time.Duration
+	// SeqNum, Identity and Origin identify the command acknowledged.
+	SeqNum   int32
+	Identity string
+	Origin   int32
+	// CmdType is the index of the command in the sorted SAL topic names.
+	CmdType int32
+	// SALIndex of the acknowledging CSC.
+	SALIndex int32
+	// Record is the ackcmd record, when the ack came from the bus.
+	Record map[string]any
+}
+
+// String renders the ack as the reference prints it.
+func (a *Ack) String() string {
+	if a == nil {
+		return "<nil ack>"
+	}
+	s := fmt.Sprintf("ackcmd(seqNum=%d, ack=%s, error=%d, result=%q", a.SeqNum, a.Code, a.Error, a.Result)
+	if a.Code == CmdInProgress {
+		s += fmt.Sprintf(", timeout=%s", a.Timeout)
+	}
+	return s + ")"
+}
+
+// AckFromRecord reads an ackcmd record.
+func AckFromRecord(rec map[string]any) *Ack {
+	a := &Ack{Record: rec}
+	if v, ok := rec["ack"].(int32); ok {
+		a.Code = AckCode(v)
+	}
+	a.Error, _ = rec["error"].(int32)
+	a.Result, _ = rec["result"].(string)
+	if v, ok := rec["timeout"].(float64); ok && v > 0 {
+		a.Timeout = time.Duration(v * float64(time.Second))
+	}
+	a.SeqNum, _ = rec["private_seqNum"].(int32)
+	a.Identity, _ = rec["identity"].(string)
+	a.Origin, _ = rec["origin"].(int32)
+	a.CmdType, _ = rec["cmdtype"].(int32)
+	a.SALIndex, _ = rec["salIndex"].(int32)
+	return a
+}
+
+// Fields returns the public ackcmd fields of a (not the private ones).
+func (a *Ack) Fields() map[string]any {
+	return map[string]any{
+		"ack": int32(a.Code), "error": a.Error, "result": a.Result,
+		"identity": a.Identity, "origin": a.Origin, "cmdtype": a.CmdType,
+		"timeout": a.Timeout.Seconds(),
+	}
+}
+
+// SeqNums hands out command sequence numbers as the reference does: the
+// sorted command names split 1..2^31-1 into equal slices; each command
+// starts at a random point of its slice and wraps within it. Never 0 or
+// negative. Not safe for concurrent use per command name; callers lock.
+type SeqNums struct {
+	ranges map[string][3]int32 // min, max, next
+}
+
+// NewSeqNums makes the generator for the given command names.
+func NewSeqNums(commands []string, rng *rand.Rand) *SeqNums {
+	names := append([]string(nil), commands...)
+	sort.Strings(names)
+	s := &SeqNums{ranges: make(map[string][3]int32, len(names))}
+	if len(names) == 0 {
+		return s
+	}
+	inc := int32(maxSeqNum / len(names))
+	for i, n := range names {
+		lo := int32(i)*inc + 1
+		hi := int32(i)*inc + inc
+		next := lo + rng.Int32N(hi-lo+1)
+		s.ranges[n] = [3]int32{lo, hi, next}
+	}
+	return s
+}
+
+// Range returns the slice [min, max] of a command, and whether it exists.
+func (s *SeqNums) Range(command string) (lo, hi int32, ok bool) {
+	r, ok := s.ranges[command]
+	return r[0], r[1], ok
+}
+
+// Next returns the next sequence number of a command.
+func (s *SeqNums) Next(command string) (int32, bool) {
+	r, ok := s.ranges[command]
+	if !ok {
+		return 0, false
+	}
+	v := r[2]
+	if r[2] >= r[1] {
+		r[2] = r[0]
+	} else {
+		r[2]++
+	}
+	s.ranges[command] = r
+	return v, true
+}
