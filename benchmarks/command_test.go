@@ -1,0 +1,108 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/sal"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+var benchSeq int
+
+// benchBus connects to the bus of the LSST_* variables, or an embedded one,
+// with a fresh topic subname.
+func benchBus(b *testing.B) *sal.Bus {
+	b.Helper()
+	benchSeq++
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bus, err := sal.Connect(ctx,
+		sal.WithSubname(fmt.Sprintf("bench%d_%d", time.Now().UnixNano()%1e9, benchSeq)),
+		sal.WithDefinitions(salxml.Embedded()),
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { bus.Close() })
+	return bus
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
+
+// BenchmarkCommandRoundTrip: a Remote sends setScalars to a Controller and
+// waits for CMD_COMPLETE; sequentially, and with 16 commands in flight.
+func BenchmarkCommandRoundTrip(b *testing.B) {
+	for _, inflight := range []int{1, 16} {
+		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
+			bus := benchBus(b)
+			ctx := context.Background()
+			c, err := bus.NewController("Example", 1, controller.AllowMissing(), controller.Concurrent("setScalars"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.HandleFunc("setScalars", func(context.Context, *controller.Command) error { return nil })
+			if err := c.Start(ctx); err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			r, err := bus.NewRemote(ctx, "Example", 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			for range 20 { // warm up topics and connections
+				if _, err := r.Command(ctx, "setScalars", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			var mu sync.Mutex
+			work := make(chan struct{})
+			var wg sync.WaitGroup
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for range inflight {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range work {
+						t0 := time.Now()
+						if _, err := r.Command(ctx, "setScalars", nil); err != nil {
+							b.Error(err)
+							return
+						}
+						d := time.Since(t0)
+						mu.Lock()
+						lat = append(lat, d)
+						mu.Unlock()
+					}
+				}()
+			}
+			for range b.N {
+				work <- struct{}{}
+			}
+			close(work)
+			wg.Wait()
+			el := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/el.Seconds(), "cmds/s")
+			reportLatency(b, lat)
+		})
+	}
+}
