@@ -445,3 +445,44 @@ func TestAck_CmdType(t *testing.T) {
 	}
 	_ = topics.CmdAck
 }
+
+func TestCSC_CheckDuplicate(t *testing.T) {
+	b := newBus(t)
+	startCSC(t, b, 7, controller.CheckDuplicate()) // none running: starts
+	dup, err := b.NewCSC("Example", 7, controller.CheckDuplicate(), controller.ControllerOptions(controller.AllowMissing()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dup.Close()
+	if err := dup.Start(ctxT(t)); !errors.Is(err, controller.ErrDuplicate) {
+		t.Fatalf("second instance: %v", err)
+	}
+}
+
+func TestCSC_LogMessageAndHeartbeat(t *testing.T) {
+	b := newBus(t)
+	csc := startCSC(t, b, 1)
+	r := newRemote(t, b, 1)
+	if _, err := r.Event("heartbeat").Next(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	csc.Logger().Warn("pump pressure low", "bar", 1.5)
+	rec, err := r.Event("logMessage").Next(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["level"] != int32(30) || rec["message"] != "pump pressure low bar=1.5" || rec["name"] != "Example:1" {
+		t.Errorf("logMessage %v %q %v", rec["level"], rec["message"], rec["name"])
+	}
+	// INFO is the default level; DEBUG messages are not published.
+	csc.Logger().Debug("not published")
+	csc.Logger().Info("published")
+	rec, err = r.Event("logMessage").Next(ctxT(t))
+	if err != nil || rec["message"] != "published" {
+		t.Errorf("got %v %v", rec["message"], err)
+	}
+	sv := r.Event("softwareVersions").Get()
+	if sv == nil || sv["cscVersion"] != "unknown" {
+		t.Errorf("softwareVersions %v", sv)
+	}
+}
