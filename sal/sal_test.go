@@ -296,9 +296,13 @@ func TestCommand_TimeoutAfterInProgress(t *testing.T) {
 func TestCommand_ContextDeadlineWins(t *testing.T) {
 	b := newBus(t)
 	r := newRemote(t, b, 1)
+	f, err := r.StartCommand(ctxT(t), "enable", nil) // default timeout: an hour
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := r.Command(ctx, "enable", nil) // default timeout is an hour
+	_, err = f.Wait(ctx)
 	if !errors.Is(err, sal.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}

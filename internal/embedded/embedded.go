@@ -73,7 +73,7 @@ func Start(o Options) (*Cluster, error) {
 		kf:   kf,
 		reg:  reg,
 		ln:   ln,
-		srv:  &http.Server{Handler: reg.Handler(), ReadHeaderTimeout: 10 * time.Second},
+		srv:  &http.Server{Handler: newFastRegistry(reg), ReadHeaderTimeout: 10 * time.Second},
 		url:  "http://" + ln.Addr().String(),
 		done: make(chan struct{}),
 	}

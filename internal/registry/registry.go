@@ -9,9 +9,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -40,7 +42,9 @@ func New(rawURL string, tlsCfg *tls.Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("registry: %w %q: want http(s)://host:port[/path]", ErrBadURL, redact(rawURL))
 	}
-	opts := []sr.ClientOpt{sr.UserAgent("salgo")}
+	// The caller's ctx bounds each request; the client-wide timeout only
+	// catches a server that never answers.
+	opts := []sr.ClientOpt{sr.UserAgent("salgo"), sr.HTTPClient(&http.Client{Timeout: 2 * time.Minute})}
 	if u.User != nil {
 		pass, _ := u.User.Password()
 		opts = append(opts, sr.BasicAuth(u.User.Username(), pass))
