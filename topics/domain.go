@@ -141,14 +141,7 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 			continue
 		}
 		seen[name] = true
-		cfg := map[string]string{}
-		if t.Kind == salxml.Event {
-			cfg["cleanup.policy"] = "compact"
-		}
-		if d.cfg.Embedded {
-			cfg["segment.bytes"] = "1048576" // 1 MiB: the embedded broker stalls while growing larger segments
-		}
-		specs = append(specs, kafka.TopicSpec{Name: name, Partitions: 1, Replication: d.cfg.Replication, Configs: cfg})
+		specs = append(specs, d.topicSpec(t))
 	}
 	d.mu.Unlock()
 	if len(specs) == 0 {
@@ -163,6 +156,59 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 	}
 	d.mu.Unlock()
 	return nil
+}
+
+func (d *Domain) topicSpec(t *salxml.Topic) kafka.TopicSpec {
+	cfg := map[string]string{}
+	if t.Kind == salxml.Event {
+		cfg["cleanup.policy"] = "compact"
+	}
+	if d.cfg.Embedded {
+		cfg["segment.bytes"] = "1048576" // 1 MiB: the embedded broker stalls while growing larger segments
+	}
+	return kafka.TopicSpec{Name: t.KafkaName(d.cfg.Subname), Partitions: 1, Replication: d.cfg.Replication, Configs: cfg}
+}
+
+// watermarks lists the watermarks of the topics' partitions.
+//
+// The Domain's Kafka client can answer from stale metadata: franz-go
+// (kgo v1.22 with kadm v1.20) serves topic listings, and the listing
+// behind ListOffsets, from a cache kept up to MetadataMinAge (5 s),
+// negative answers included. ensureTopics lists a topic before creating
+// it, so for 5 s after that the client says the new topic does not exist,
+// and an Instance started in that window (a Remote after a Controller, a
+// second component) failed here. A fresh client has no cache: on an error
+// the watermarks are asked again through short-lived clients, with a
+// backoff that also covers a real cluster still electing a new
+// partition's leader, for up to 10 s or until ctx is done.
+func (d *Domain) watermarks(ctx context.Context, ts []*salxml.Topic) (map[string]map[int32]kafka.Watermarks, error) {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.KafkaName(d.cfg.Subname)
+	}
+	marks, err := d.prod.Watermarks(ctx, names...)
+	deadline := time.Now().Add(10 * time.Second)
+	wait := 10 * time.Millisecond
+	for err != nil {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return nil, fmt.Errorf("topics: %w", err)
+		}
+		fresh, perr := kafka.NewProducer(d.cfg.kafka())
+		if perr != nil {
+			return nil, fmt.Errorf("topics: %w", perr)
+		}
+		marks, err = fresh.Watermarks(ctx, names...)
+		fresh.Close()
+		if err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+	return marks, nil
 }
 
 // register registers a topic's schema and returns its id.

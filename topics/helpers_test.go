@@ -17,7 +17,7 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// testBus starts what the tests run on: the real broker and registry named
+// testConfig says what the tests run on: the real broker and registry named
 // by LSST_KAFKA_BROKER_ADDR and LSST_SCHEMA_REGISTRY_URL when set, or the
 // embedded ones. Each test gets its own topic subname.
 func testConfig(t testing.TB, defs *salxml.Definitions) topics.Config {
@@ -26,7 +26,8 @@ func testConfig(t testing.TB, defs *salxml.Definitions) topics.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.Brokers) == 0 {
+	switch {
+	case len(cfg.Brokers) == 0:
 		c, err := embedded.Start(embedded.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -35,6 +36,15 @@ func testConfig(t testing.TB, defs *salxml.Definitions) topics.Config {
 		cfg.Brokers = c.Brokers()
 		cfg.RegistryURL = c.RegistryURL()
 		cfg.Embedded = true
+	case cfg.RegistryURL == "":
+		// A real broker without a registry: borrow the embedded one's
+		// registry (its broker stays idle).
+		c, err := embedded.Start(embedded.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		cfg.RegistryURL = c.RegistryURL()
 	}
 	cfg.Subname = fmt.Sprintf("test_%s_%d", strings.ReplaceAll(strings.ReplaceAll(t.Name(), "/", "_"), "#", ""), time.Now().UnixNano()%1e9)
 	cfg.Definitions = defs

@@ -234,13 +234,13 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		close(in.ready)
 		return nil
 	}
-	names := make([]string, len(readers))
+	rts := make([]*salxml.Topic, len(readers))
 	for i, r := range readers {
-		names[i] = r.kname
+		rts[i] = r.topic
 	}
-	marks, err := in.d.prod.Watermarks(ctx, names...)
+	marks, err := in.d.watermarks(ctx, rts)
 	if err != nil {
-		return fmt.Errorf("topics: %w", err)
+		return err
 	}
 	assign := map[string]map[int32]kafka.Start{}
 	for _, r := range readers {

@@ -281,15 +281,16 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.stats.Historical++
 	}
 	r.checkFillLocked()
-	wake := r.cbWake
-	hasCb := r.cb != nil
-	r.mu.Unlock()
-	if hasCb {
+	// Wake the callback goroutine while holding r.mu: SetCallback(nil) and
+	// close close cbWake under r.mu, so a send after unlocking could hit a
+	// closed channel and panic. Both sends are non-blocking.
+	if r.cb != nil {
 		select {
-		case wake <- struct{}{}:
+		case r.cbWake <- struct{}{}:
 		default:
 		}
 	}
+	r.mu.Unlock()
 	select {
 	case r.notify <- struct{}{}:
 	default:

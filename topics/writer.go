@@ -190,7 +190,8 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 }
 
 // Set updates the writer's current data with fields (nil values leave a
-// field unchanged) and reports whether anything changed. The data starts
+// field unchanged) and reports whether anything changed; the first Set
+// always reports a change, as the reference's set does. The data starts
 // at the defaults. NaN equals NaN.
 func (w *Writer) Set(fields map[string]any) (changed bool, err error) {
 	w.mu.Lock()
@@ -218,6 +219,7 @@ func (w *Writer) setLocked(fields map[string]any) (bool, error) {
 		}
 	}
 	w.data = next
+	w.hasData = true
 	return changed, nil
 }
 
@@ -239,29 +241,25 @@ type SetWriteResult struct {
 	WriteResult
 }
 
-// SetWrite sets fields as Set does, then writes the data if it changed, if
-// it was never written, if force is true, or always for topics other than
-// events (the reference's rule).
+// SetWrite sets fields as Set does, then writes the data if Set reported a
+// change (any field changed, or this is the first Set), if force is true,
+// or always for topics other than events (the reference's set_write).
 func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool) (SetWriteResult, error) {
 	w.mu.Lock()
 	changed, err := w.setLocked(fields)
-	first := !w.hasData
 	data := maps.Clone(w.data)
 	w.mu.Unlock()
 	if err != nil {
 		return SetWriteResult{}, err
 	}
 	res := SetWriteResult{Changed: changed, Data: data}
-	if !(changed || first || force || w.topic.Kind != salxml.Event) {
+	if !(changed || force || w.topic.Kind != salxml.Event) {
 		return res, nil
 	}
-	wr, err := w.Write(ctx, data)
+	wr, err := w.Write(ctx, data) // stamps data: Data shows what was written
 	if err != nil {
 		return res, err
 	}
-	w.mu.Lock()
-	w.hasData = true
-	w.mu.Unlock()
 	res.Written, res.WriteResult = true, wr
 	return res, nil
 }
