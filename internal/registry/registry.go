@@ -170,3 +170,25 @@ func redactErr(err error) string {
 	}
 	return s
 }
+
+// Latest returns the newest version registered under subject; found is
+// false when the subject does not exist.
+func (c *Client) Latest(ctx context.Context, subject string) (schema string, version, id int, found bool, err error) {
+	ss, err := c.cl.SchemaByVersion(ctx, subject, -1)
+	if err != nil {
+		if IsNotFound(err) {
+			return "", 0, 0, false, nil
+		}
+		return "", 0, 0, false, c.wrap("latest version of "+subject, err)
+	}
+	return ss.Schema.Schema, ss.Version, ss.ID, true, nil
+}
+
+// Subjects lists every subject.
+func (c *Client) Subjects(ctx context.Context) ([]string, error) {
+	s, err := c.cl.Subjects(ctx)
+	if err != nil {
+		return nil, c.wrap("list subjects", err)
+	}
+	return s, nil
+}
