@@ -1,0 +1,177 @@
+// Command charts turns `go test -bench` output into SVG bar charts, one per
+// metric, with the median of repeated runs, so BENCHMARKS.md can show
+// throughput against its raw baseline and latency percentiles.
+//
+//	go test -run XXX -bench . -count 5 ./benchmarks/ > bench.txt
+//	go run ./benchmarks/charts -in bench.txt -out docs/img
+//
+// Each chart holds the benchmarks whose name matches its pattern; a
+// benchmark appears once with the median over its runs.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+type chart struct {
+	file, title, metric, match string
+}
+
+// The default charts; -chart adds more ("file:metric:regexp:title").
+var defaults = []chart{
+	{"codec-time.svg", "Codec: time per record (lower is better; SDK beside hamba/avro)", "ns/op", `^(ValidateEncode|HambaValidateEncode|Decode|HambaDecode)/`},
+	{"write-throughput.svg", "Writes: records per second (SDK beside raw franz-go)", "msgs/s", `Write`},
+	{"read-throughput.svg", "Reads: records per second (SDK beside raw franz-go)", "msgs/s", `Read`},
+	{"latency-p50.svg", "Latency p50 (µs)", "p50-µs", `.`},
+	{"latency-p99.svg", "Latency p99 (µs)", "p99-µs", `.`},
+	{"commands.svg", "Command round trips per second", "cmds/s", `Command`},
+}
+
+func main() {
+	in := flag.String("in", "-", "benchmark output (- for stdin)")
+	out := flag.String("out", ".", "folder for the SVG files")
+	var extra []string
+	flag.Func("chart", `extra chart "file.svg:metric:regexp:title"`, func(s string) error { extra = append(extra, s); return nil })
+	flag.Parse()
+	if err := run(*in, *out, extra); err != nil {
+		fmt.Fprintln(os.Stderr, "charts:", err)
+		os.Exit(1)
+	}
+}
+
+var line = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s+(.*)$`)
+
+func run(in, out string, extra []string) error {
+	f := os.Stdin
+	if in != "-" {
+		var err error
+		if f, err = os.Open(in); err != nil {
+			return err
+		}
+		defer f.Close()
+	}
+	// values[benchmark][metric] = runs
+	values := map[string]map[string][]float64{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := line.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		name := m[1]
+		if values[name] == nil {
+			values[name] = map[string][]float64{}
+			order = append(order, name)
+		}
+		fields := strings.Fields(m[3])
+		for i := 0; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			values[name][fields[i+1]] = append(values[name][fields[i+1]], v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	charts := slices.Clone(defaults)
+	for _, e := range extra {
+		p := strings.SplitN(e, ":", 4)
+		if len(p) != 4 {
+			return fmt.Errorf("bad -chart %q", e)
+		}
+		charts = append(charts, chart{p[0], p[3], p[1], p[2]})
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, c := range charts {
+		re, err := regexp.Compile(c.match)
+		if err != nil {
+			return err
+		}
+		var bars []bar
+		for _, name := range order {
+			if vs := values[name][c.metric]; len(vs) > 0 && re.MatchString(name) {
+				bars = append(bars, bar{name, median(vs), len(vs)})
+			}
+		}
+		if len(bars) == 0 {
+			continue
+		}
+		path := filepath.Join(out, c.file)
+		if err := os.WriteFile(path, []byte(svg(c.title, c.metric, bars)), 0o644); err != nil {
+			return err
+		}
+		fmt.Println(path)
+	}
+	return nil
+}
+
+type bar struct {
+	name  string
+	value float64
+	runs  int
+}
+
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// svg draws horizontal bars, labelled, scaled to the largest value.
+func svg(title, metric string, bars []bar) string {
+	const left, width, rowH, top = 330, 420, 22, 40
+	maxV := 0.0
+	for _, b := range bars {
+		maxV = max(maxV, b.value)
+	}
+	h := top + rowH*len(bars) + 30
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", left+width+120, h)
+	fmt.Fprintf(&s, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(title))
+	for i, b := range bars {
+		y := top + i*rowH
+		w := 0.0
+		if maxV > 0 {
+			w = b.value / maxV * width
+		}
+		color := "#3b7dd8"
+		if strings.Contains(strings.ToLower(b.name), "raw") || strings.Contains(b.name, "Hamba") || strings.Contains(strings.ToLower(b.name), "baseline") {
+			color = "#9aa5b1"
+		}
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-8, y+14, html.EscapeString(b.name))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>`, left, y+3, w, rowH-6, color)
+		fmt.Fprintf(&s, `<text x="%.1f" y="%d">%s %s</text>`+"\n", float64(left)+w+5, y+14, format(b.value), html.EscapeString(metric))
+	}
+	fmt.Fprintf(&s, `<text x="10" y="%d" fill="#555">median of the runs of each benchmark; grey bars are baselines</text>`+"\n", h-10)
+	s.WriteString("</svg>\n")
+	return s.String()
+}
+
+func format(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
+	case v >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
