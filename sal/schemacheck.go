@@ -103,10 +103,21 @@ func checkSchemas(ctx context.Context, reg *registry.Client, subname string, def
 				return nil, err
 			}
 			c.Version, c.ID = ver, id
+			same := found && text == t.AvroSchema()
+			if found && !same {
+				// Registries may return the text re-serialised (Apicurio
+				// drops the spaces and unescapes non-ASCII): ask whether
+				// our exact text is the newest version.
+				lid, _, ok, err := reg.Lookup(ctx, subj, t.AvroSchema())
+				if err != nil {
+					return nil, err
+				}
+				same = ok && lid == id
+			}
 			switch {
 			case !found:
 				c.Status = SchemaNew
-			case text == t.AvroSchema():
+			case same:
 				c.Status = SchemaIdentical
 			default:
 				cmp, err := codec.Compare(t.AvroSchema(), text)

@@ -192,8 +192,10 @@ func (c *Config) check() error {
 	if c.Subname == "" {
 		c.Subname = DefaultSubname
 	}
-	if strings.ContainsAny(c.Subname, ". /") {
-		return fmt.Errorf("topics: %w: topic subname %q must not contain '.', '/' or spaces", ErrConfig, c.Subname)
+	for _, r := range c.Subname {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("topics: %w: topic subname %q may hold only letters, digits, '_' and '-'", ErrConfig, c.Subname)
+		}
 	}
 	if c.Replication == 0 {
 		c.Replication = 1

@@ -192,3 +192,16 @@ func (c *Client) Subjects(ctx context.Context) ([]string, error) {
 	}
 	return s, nil
 }
+
+// Lookup asks whether schema is registered under subject (POST
+// /subjects/{subject}); the registry compares its normalised forms.
+func (c *Client) Lookup(ctx context.Context, subject, schema string) (id, version int, found bool, err error) {
+	ss, err := c.cl.LookupSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro})
+	if err != nil {
+		if IsNotFound(err) {
+			return 0, 0, false, nil
+		}
+		return 0, 0, false, c.wrap("look up "+subject, err)
+	}
+	return ss.ID, ss.Version, true, nil
+}
