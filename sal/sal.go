@@ -27,6 +27,7 @@ type Option interface{ apply(*settings) }
 type settings struct {
 	cfg      topics.Config
 	embedded bool // force the embedded broker
+	ports    embedded.Options
 }
 
 type optFunc func(*settings)
@@ -87,6 +88,12 @@ func WithMaxHistoryRead(n int) Option {
 // LSST_KAFKA_BROKER_ADDR is set.
 func WithEmbedded() Option { return optFunc(func(s *settings) { s.embedded = true }) }
 
+// WithEmbeddedPorts sets the loopback ports of the in-process broker and
+// registry (0 picks a free port, the default), for other processes to use.
+func WithEmbeddedPorts(kafka, registry int) Option {
+	return optFunc(func(s *settings) { s.ports.KafkaPort, s.ports.RegistryPort = kafka, registry })
+}
+
 // Bus is a Domain plus, on the embedded default, the in-process broker it
 // runs on. Close closes both.
 type Bus struct {
@@ -123,7 +130,7 @@ func Connect(ctx context.Context, opts ...Option) (*Bus, error) {
 	}
 	var local *embedded.Cluster
 	if s.embedded || len(s.cfg.Brokers) == 0 {
-		local, err = embedded.Start(embedded.Options{})
+		local, err = embedded.Start(s.ports)
 		if err != nil {
 			return nil, fmt.Errorf("sal: %w", err)
 		}

@@ -1,0 +1,109 @@
+// Command localkafka runs the SDK's in-process Kafka broker and schema
+// registry on loopback ports until interrupted (SIGINT or SIGTERM), and
+// prints the export lines that point other processes at them, so several
+// programs can share one bus without installing Kafka:
+//
+//	go run ./examples/localkafka -env-file /tmp/salbus.env &
+//	export LSST_KAFKA_BROKER_ADDR=127.0.0.1:41703
+//	export LSST_SCHEMA_REGISTRY_URL=http://127.0.0.1:40215
+//	. /tmp/salbus.env && go run ./examples/salctl echo Example.scalars
+//
+// stdout carries only the export lines; everything else goes to stderr.
+// The ports are picked by the system: the public API (sal.Connect) starts
+// the embedded broker on free loopback ports and has no option to choose
+// them, so there are no -kafka-port or -registry-port flags.
+//
+// The broker is kfake (franz-go's in-memory Kafka) and the registry srfake:
+// both keep everything in memory, and both go away with this process.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+const usageText = `usage: localkafka [flags]
+
+Starts an in-process Kafka broker and schema registry on loopback, prints
+  export LSST_KAFKA_BROKER_ADDR=...
+  export LSST_SCHEMA_REGISTRY_URL=...
+and runs until interrupted.
+
+flags:
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "localkafka:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("localkafka", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
+	envFile := fs.String("env-file", "", "also write the export lines to this file (to source from other shells)")
+	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	// WithEmbedded: a broker of our own even when LSST_KAFKA_BROKER_ADDR
+	// is set in this shell. The definitions do not matter to a broker.
+	bus, err := sal.Connect(cctx, sal.WithEmbedded(), sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	cfg := bus.Config()
+	lines := fmt.Sprintf("export %s=%s\nexport %s=%s\n",
+		topics.EnvBroker, strings.Join(cfg.Brokers, ","), topics.EnvRegistry, cfg.RegistryURL)
+	if *envFile != "" {
+		// Write then rename, so a reader polling for the file never sees half of it.
+		tmp := *envFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(lines), 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, *envFile); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(stdout, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "localkafka: Kafka broker on %s and schema registry on %s (in memory); set the variables above in other shells to share this bus; Ctrl-C to stop\n",
+		strings.Join(cfg.Brokers, ","), cfg.RegistryURL)
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "localkafka: stopping")
+	return nil
+}

@@ -1,0 +1,673 @@
+// Command read reads one or more topics of a SAL component, as the Kafka
+// prototype's read_kafka.py did: it first reports the historical sample
+// received per SAL index (late-joiner history, events only), then prints
+// each new record, or with -t times the run.
+//
+//	go run ./examples/read COMPONENT TOPIC... [-index N] [-n COUNT] [-t] [-history N] [-json]
+//	go run ./examples/read Example evt_scalars tel_scalars -n 5
+//	go run ./examples/read Example scalars -n 1000 -t
+//	1000 records read in 0.499 s, 2002.0 records/sec; latency ms: mean 0.412, stdev 0.180, min 0.150, max 2.010, p50 0.380, p99 1.200; 0 records lost (seqNum gaps).
+//
+// Latency is the time the record is taken from the reader minus its
+// private_sndStamp, both TAI seconds (topics.TAI); lost records are counted
+// from private_seqNum gaps per writer (topics.ReaderStats.Lost).
+//
+// With no LSST_KAFKA_BROKER_ADDR no other process can write to this
+// program's in-process bus, so it says so and starts a built-in writer of
+// random records for the topics it reads (one historical sample per index
+// first); with the LSST_* variables set it reads that bus.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+const usageText = `usage: read COMPONENT TOPIC... [flags]
+
+Reports the historical sample per SAL index of each event topic, then prints
+each new record (JSON lines with -json), or with -t one timing summary:
+  N records read in S s, R records/sec; latency ms: mean, stdev, min, max, p50, p99;
+  L records lost (seqNum gaps).
+TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
+attribute name (evt_x, cmd_x, tel_x).
+
+flags:
+`
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	fmt.Fprintln(os.Stderr, "read:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(os.Stderr, "run 'read -h' for usage")
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+type options struct {
+	index   int
+	n       int
+	timing  bool
+	history int
+	json    bool
+	timeout time.Duration
+}
+
+// item is one record taken from a reader.
+type item struct {
+	topic *salxml.Topic
+	rec   map[string]any
+	rcv   float64 // TAI when taken from the reader
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
+	var o options
+	fs.IntVar(&o.index, "index", 0, "SAL index to read (0: every index of an indexed component)")
+	fs.IntVar(&o.n, "n", 10, "number of new records to read, over all topics (0: until interrupted)")
+	fs.BoolVar(&o.timing, "t", false, "time the run instead of printing each record")
+	fs.IntVar(&o.history, "history", -1, "look back this many records for the newest sample per SAL index of each event topic of an indexed component (default $LSST_MAX_HISTORY_READ, else 500); 0: no history")
+	fs.BoolVar(&o.json, "json", false, "print records (and the -t summary) as JSON lines")
+	fs.DurationVar(&o.timeout, "timeout", 0, "stop after this long (0: no limit)")
+	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 {
+		return usagef("want COMPONENT TOPIC..., got %d arguments %q", len(pos), pos)
+	}
+	if o.n < 0 || o.history < -1 || o.timeout < 0 {
+		return usagef("-n, -history and -timeout must be >= 0")
+	}
+	defs, err := salxml.FromEnv()
+	if err != nil {
+		return err
+	}
+	comp, err := findComponent(defs, pos[0])
+	if err != nil {
+		return err
+	}
+	var tops []*salxml.Topic
+	for _, name := range pos[1:] {
+		t, err := findTopic(comp, name)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(tops, t) {
+			return usagef("topic %s given twice", t.SALName)
+		}
+		tops = append(tops, t)
+	}
+	if err := comp.CheckIndex(o.index); err != nil {
+		return usagef("-index %d: %v", o.index, err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(&quietHandler{Handler: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}), last: map[string]time.Time{}, skipped: map[string]int{}})
+	opts := []sal.Option{sal.WithDefinitions(defs), sal.WithLogger(log)}
+	if o.history > 0 && comp.Indexed {
+		// The look-back of an indexed component's history is the bus's
+		// LSST_MAX_HISTORY_READ; -history overrides it.
+		opts = append(opts, sal.WithMaxHistoryRead(o.history))
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	bus, err := sal.Connect(cctx, opts...)
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+
+	var feed *feeder
+	if bus.Embedded() {
+		fmt.Fprintf(stderr, "read: no broker configured (%s unset): no other process can reach this in-process bus, so a built-in writer feeds random %s records (run examples/localkafka to share a bus)\n",
+			topics.EnvBroker, strings.Join(names(tops), ", "))
+		if feed, err = newFeeder(cctx, bus, comp, tops, o.index); err != nil {
+			return err
+		}
+		defer feed.close()
+	}
+
+	in, err := bus.NewInstance(comp, o.index, "")
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	readers := make([]*topics.Reader, len(tops))
+	for i, t := range tops {
+		// MaxHistory 1 delivers the newest sample per SAL index, looking
+		// back LSST_MAX_HISTORY_READ records (set by -history above) for an
+		// indexed component, and one record for a non-indexed one.
+		ro := topics.ReaderOptions{QueueLen: 1000}
+		if o.history != 0 {
+			ro.MaxHistory = 1
+		}
+		if readers[i], err = in.Reader(t, ro); err != nil {
+			return err
+		}
+	}
+	if err := in.Start(cctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "read: reading %s from %s\n", strings.Join(kafkaNames(tops, bus.Config().Subname), ", "), strings.Join(bus.Config().Brokers, ","))
+
+	out := newPrinter(stdout, o.json)
+	// History first: Start returns once each reader has queued its
+	// historical records, and those come out of the queue first.
+	for i, r := range readers {
+		t := tops[i]
+		if t.Kind != salxml.Event {
+			if !o.json {
+				fmt.Fprintf(stdout, "history %s: none read (ts_salobj reads history for events only)\n", t)
+			}
+			continue
+		}
+		if o.history == 0 {
+			continue
+		}
+		h := int(r.Stats().Historical)
+		if h == 0 && !o.json {
+			fmt.Fprintf(stdout, "history %s: no historical data\n", t)
+		}
+		for range h {
+			rec, err := r.Next(ctx)
+			if err != nil {
+				return err
+			}
+			out.history(t, rec, topics.TAI(), o.timing)
+		}
+	}
+	if feed != nil {
+		feed.startLive()
+	}
+
+	items := make(chan item, 1024)
+	var wg sync.WaitGroup
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	for i, r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				rec, err := r.Next(rctx)
+				if err != nil {
+					return
+				}
+				select {
+				case items <- item{topic: tops[i], rec: rec, rcv: topics.TAI()}:
+				case <-rctx.Done():
+					return
+				}
+			}
+		}()
+	}
+
+	var count atomic.Int64
+	stopProgress := progress(stderr, o.n, &count)
+	var (
+		lat         []float64
+		first, last time.Time
+	)
+loop:
+	for o.n == 0 || int(count.Load()) < o.n {
+		select {
+		case it := <-items:
+			now := time.Now()
+			if count.Add(1) == 1 {
+				first = now
+			}
+			last = now
+			if o.timing {
+				if snd, ok := it.rec["private_sndStamp"].(float64); ok {
+					lat = append(lat, it.rcv-snd)
+				}
+			} else {
+				out.record(it.topic, it.rec, int(count.Load()))
+			}
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	rcancel()
+	wg.Wait()
+	stopProgress()
+	if feed != nil {
+		feed.close()
+	}
+
+	var st topics.ReaderStats
+	for _, r := range readers {
+		s := r.Stats()
+		st.Lost += s.Lost
+		st.Overflow += s.Overflow
+		st.OutOfOrder += s.OutOfOrder
+		st.Undecodable += s.Undecodable
+		st.Filtered += s.Filtered
+	}
+	n := int(count.Load())
+	if o.timing {
+		printTiming(stdout, o.json, n, last.Sub(first).Seconds(), lat, st)
+	}
+	if st.Overflow+st.OutOfOrder+st.Undecodable > 0 {
+		fmt.Fprintf(stderr, "read: also dropped: %d queue overflow, %d out of order, %d undecodable\n", st.Overflow, st.OutOfOrder, st.Undecodable)
+	}
+	if o.n > 0 && n < o.n {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("timeout after %s: read %d of %d records", o.timeout, n, o.n)
+		}
+		return fmt.Errorf("interrupted: read %d of %d records", n, o.n)
+	}
+	return nil
+}
+
+// timing is the -t summary; its JSON form is what -t -json prints.
+type timing struct {
+	Records    int     `json:"records"`
+	Seconds    float64 `json:"seconds"`
+	RecordsSec float64 `json:"records_per_sec"`
+	MeanMs     float64 `json:"latency_mean_ms"`
+	StdevMs    float64 `json:"latency_stdev_ms"`
+	MinMs      float64 `json:"latency_min_ms"`
+	MaxMs      float64 `json:"latency_max_ms"`
+	P50Ms      float64 `json:"latency_p50_ms"`
+	P99Ms      float64 `json:"latency_p99_ms"`
+	Lost       uint64  `json:"lost"`
+}
+
+// printTiming prints the -t summary. As the prototype, the rate counts the
+// records after the first over the time from the first to the last.
+func printTiming(w io.Writer, asJSON bool, n int, secs float64, lat []float64, st topics.ReaderStats) {
+	t := timing{Records: n, Seconds: secs, Lost: st.Lost}
+	if n > 1 && secs > 0 {
+		t.RecordsSec = float64(n-1) / secs
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		var sum float64
+		for _, l := range lat {
+			sum += l
+		}
+		mean := sum / float64(len(lat))
+		var ss float64
+		for _, l := range lat {
+			ss += (l - mean) * (l - mean)
+		}
+		pct := func(p float64) float64 { return lat[min(int(float64(len(lat))*p), len(lat)-1)] * 1e3 }
+		t.MeanMs = mean * 1e3
+		t.StdevMs = math.Sqrt(ss/float64(len(lat))) * 1e3 // population stdev, as numpy's std
+		t.MinMs, t.MaxMs = lat[0]*1e3, lat[len(lat)-1]*1e3
+		t.P50Ms, t.P99Ms = pct(0.5), pct(0.99)
+	}
+	if asJSON {
+		_ = json.NewEncoder(w).Encode(t)
+		return
+	}
+	fmt.Fprintf(w, "%d records read in %.3f s, %.1f records/sec; latency ms: mean %.3f, stdev %.3f, min %.3f, max %.3f, p50 %.3f, p99 %.3f; %d records lost (seqNum gaps).\n",
+		t.Records, t.Seconds, t.RecordsSec, t.MeanMs, t.StdevMs, t.MinMs, t.MaxMs, t.P50Ms, t.P99Ms, t.Lost)
+}
+
+// printer writes records as text or JSON lines, fields in wire order.
+type printer struct {
+	w    io.Writer
+	json bool
+}
+
+func newPrinter(w io.Writer, asJSON bool) *printer { return &printer{w: w, json: asJSON} }
+
+func (p *printer) history(t *salxml.Topic, rec map[string]any, now float64, timingOnly bool) {
+	snd, _ := rec["private_sndStamp"].(float64)
+	if p.json {
+		fmt.Fprintf(p.w, `{"topic":%q,"historical":true,"data":%s}`+"\n", t.String(), recordJSON(t, rec))
+		return
+	}
+	idx := ""
+	if t.Indexed {
+		idx = fmt.Sprintf(" salIndex %v:", rec["salIndex"])
+	}
+	fmt.Fprintf(p.w, "history %s:%s private_seqNum %v, private_sndStamp %.6f, data age %.3f s\n", t, idx, rec["private_seqNum"], snd, now-snd)
+	if !timingOnly {
+		fmt.Fprintf(p.w, "  %s\n", recordJSON(t, rec))
+	}
+}
+
+func (p *printer) record(t *salxml.Topic, rec map[string]any, i int) {
+	if p.json {
+		fmt.Fprintf(p.w, `{"topic":%q,"historical":false,"data":%s}`+"\n", t.String(), recordJSON(t, rec))
+		return
+	}
+	fmt.Fprintf(p.w, "read [%d] %s: %s\n", i, t, recordJSON(t, rec))
+}
+
+// recordJSON renders rec as a JSON object with the topic's fields in wire
+// order; NaN and infinities, which JSON lacks, become strings.
+func recordJSON(t *salxml.Topic, rec map[string]any) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range t.Fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(f.Name))
+		b.WriteByte(':')
+		writeValue(&b, rec[f.Name])
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeValue(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case float32:
+		writeFloat(b, float64(x), 32)
+	case float64:
+		writeFloat(b, x, 64)
+	case []float32:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeFloat(b, float64(e), 32)
+		}
+		b.WriteByte(']')
+	case []float64:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeFloat(b, e, 64)
+		}
+		b.WriteByte(']')
+	case []uint8: // json would write base64
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(int(e)))
+		}
+		b.WriteByte(']')
+	default:
+		j, err := json.Marshal(x)
+		if err != nil {
+			j = []byte(strconv.Quote(fmt.Sprint(x)))
+		}
+		b.Write(j)
+	}
+}
+
+func writeFloat(b *strings.Builder, f float64, bits int) {
+	switch {
+	case math.IsNaN(f):
+		b.WriteString(`"NaN"`)
+	case math.IsInf(f, 1):
+		b.WriteString(`"Infinity"`)
+	case math.IsInf(f, -1):
+		b.WriteString(`"-Infinity"`)
+	case f == 0 || (math.Abs(f) >= 1e-4 && math.Abs(f) < 1e16):
+		b.WriteString(strconv.FormatFloat(f, 'f', -1, bits)) // timestamps read better without an exponent
+	default:
+		b.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
+	}
+}
+
+// feeder is the built-in writer used on the in-process bus: one
+// historical sample per SAL index before the reader starts, then a steady
+// stream of random records.
+type feeder struct {
+	in      *topics.Instance
+	writers []*topics.Writer
+	rng     *rand.Rand
+	cancel  context.CancelFunc
+	ctx     context.Context
+	wg      sync.WaitGroup
+	once    sync.Once
+}
+
+func newFeeder(ctx context.Context, bus *sal.Bus, comp *salxml.Component, tops []*salxml.Topic, index int) (*feeder, error) {
+	live := index
+	hist := []int{index}
+	if comp.Indexed && index == 0 {
+		live, hist = 1, []int{1, 2}
+	}
+	f := &feeder{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	for _, idx := range hist {
+		in, err := bus.NewInstance(comp, idx, "read-feeder")
+		if err != nil {
+			return nil, err
+		}
+		var ws []*topics.Writer
+		for _, t := range tops {
+			w, err := in.Writer(t)
+			if err != nil {
+				return nil, err
+			}
+			ws = append(ws, w)
+		}
+		if err := in.Start(ctx); err != nil {
+			return nil, err
+		}
+		for _, w := range ws {
+			if _, err := w.Write(ctx, validate.For(w.Topic()).Random(f.rng)); err != nil {
+				return nil, err
+			}
+		}
+		if idx == live {
+			f.in, f.writers = in, ws
+		} else {
+			defer in.Close()
+		}
+	}
+	return f, nil
+}
+
+// startLive writes random records, round robin over the topics, in bursts
+// of 10 every 5 ms (about 2000 records/sec) until close.
+func (f *feeder) startLive() {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; {
+			select {
+			case <-f.ctx.Done():
+				return
+			case <-t.C:
+			}
+			for range 10 {
+				w := f.writers[i%len(f.writers)]
+				i++
+				if err := w.WriteAsync(f.ctx, validate.For(w.Topic()).Random(f.rng), nil); err != nil {
+					return
+				}
+			}
+		}
+	}()
+}
+
+func (f *feeder) close() {
+	f.once.Do(func() {
+		f.cancel()
+		f.wg.Wait()
+		f.in.Close()
+	})
+}
+
+// quietHandler passes each distinct log message at most once every 5
+// seconds, with the number suppressed in between: the SDK warns each time
+// a reader's queue refills past 10 records, which a burst of records from
+// one fetch does many times a second.
+type quietHandler struct {
+	slog.Handler
+	mu      sync.Mutex
+	last    map[string]time.Time
+	skipped map[string]int
+}
+
+func (h *quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	h.mu.Lock()
+	now := time.Now()
+	if t, ok := h.last[r.Message]; ok && now.Sub(t) < 5*time.Second {
+		h.skipped[r.Message]++
+		h.mu.Unlock()
+		return nil
+	}
+	n := h.skipped[r.Message]
+	h.last[r.Message], h.skipped[r.Message] = now, 0
+	h.mu.Unlock()
+	if n > 0 {
+		r = r.Clone()
+		r.AddAttrs(slog.Int("suppressed", n))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// progress prints the count read once a second on stderr, once the run has
+// lasted 3 seconds. The returned function stops it.
+func progress(stderr io.Writer, want int, count *atomic.Int64) func() {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		var prev int64
+		for tick := 0; ; tick++ {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			now := count.Load()
+			if tick >= 2 {
+				of := ""
+				if want > 0 {
+					of = "/" + strconv.Itoa(want)
+				}
+				fmt.Fprintf(stderr, "read: %d%s records, %d records/sec (last second)\n", now, of, now-prev)
+			}
+			prev = now
+		}
+	}()
+	return func() { close(stop); wg.Wait() }
+}
+
+func names(tops []*salxml.Topic) []string {
+	out := make([]string, len(tops))
+	for i, t := range tops {
+		out[i] = t.String()
+	}
+	return out
+}
+
+func kafkaNames(tops []*salxml.Topic, subname string) []string {
+	out := make([]string, len(tops))
+	for i, t := range tops {
+		out[i] = t.KafkaName(subname)
+	}
+	return out
+}
+
+// findComponent returns the named component, or a usage error listing
+// the close matches.
+func findComponent(defs *salxml.Definitions, name string) (*salxml.Component, error) {
+	if !defs.Has(name) {
+		if c := salxml.Closest(name, defs.Names()); len(c) > 0 {
+			return nil, usagef("unknown component %q (did you mean %s?)", name, strings.Join(c, ", "))
+		}
+		return nil, usagef("unknown component %q: %s defines %d components; set TS_XML_DIR for ts_xml's", name, defs.Dir, len(defs.Names()))
+	}
+	return defs.Component(name)
+}
+
+// findTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
+// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd).
+func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
+	if t := c.Topic(name); t != nil {
+		return t, nil
+	}
+	var cands []string
+	for _, t := range c.Topics {
+		if t.AttrName() == name {
+			return t, nil
+		}
+		cands = append(cands, t.SALName, t.AttrName())
+	}
+	if cl := salxml.Closest(name, cands); len(cl) > 0 {
+		return nil, usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
+	}
+	return nil, usagef("%s has no topic %q; its %d topics are listed by: go run ./examples/salctl topics %s", c.Name, name, len(c.Topics), c.Name)
+}
+
+// parseInterleaved parses flags that may come before, between or after
+// the positional arguments, and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,527 @@
+// Command salctl is a command-line tool for SAL over Kafka, in the spirit
+// of `ros2 topic` and EPICS's pvget/pvmonitor/pvinfo:
+//
+//	go run ./examples/salctl components                      # the SAL components defined
+//	go run ./examples/salctl topics Example                  # topics, fields, units, array lengths
+//	go run ./examples/salctl schema Example evt_scalars      # the Avro schema text registered
+//	go run ./examples/salctl echo Example.scalars            # print records, decoded with the writer's schema
+//	go run ./examples/salctl pub Example evt_scalars '{"int0": 3}'
+//	go run ./examples/salctl hz Example.scalars              # publication rate, once a second
+//	go run ./examples/salctl bw Example.scalars              # bandwidth, once a second
+//	go run ./examples/salctl command Example:1 start         # send a command, print each ack
+//	go run ./examples/salctl state Example:1 ENABLED         # show or drive the summary state
+//	go run ./examples/salctl history Example evt_scalars     # newest sample per SAL index
+//	go run ./examples/salctl csc Example:1                   # a CSC that accepts every command
+//
+// Definitions come from TS_XML_DIR, or the SDK's embedded Example
+// component. echo, hz and bw need no definitions at all: they fetch each
+// record's writer schema from the registry by the id in its header (the
+// schema-unaware consumer), through a minimal Kafka client of their own
+// (see kafka.go: the module's import rules keep franz-go internal).
+//
+// With no LSST_KAFKA_BROKER_ADDR, verbs that only make sense with another
+// process on the bus (echo, hz, bw, command, state, history) say so and
+// run on an in-process bus with a built-in peer: a writer of random
+// records, or a CSC that accepts every command.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type verb struct {
+	name, args, help string
+	run              func(e *env, args []string) error
+}
+
+var verbs []verb
+
+func init() {
+	verbs = []verb{
+		{"components", "", "list the SAL components defined", cmdComponents},
+		{"topics", "COMPONENT", "list a component's topics and fields, with units, array lengths and descriptions", cmdTopics},
+		{"schema", "COMPONENT TOPIC", "print a topic's Avro schema text, as ts_salobj registers it", cmdSchema},
+		{"echo", "TOPIC...", "print the records of Kafka topics (lsst.sal.C.T or C.T), decoded with their writers' schemas", cmdEcho},
+		{"pub", "COMPONENT TOPIC JSON", "write one record (fields as a JSON object; missing fields take their defaults)", cmdPub},
+		{"hz", "TOPIC...", "print the publication rate of topics once a second", cmdHz},
+		{"bw", "TOPIC...", "print the bandwidth of topics once a second", cmdBw},
+		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", cmdCommand},
+		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", cmdState},
+		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", cmdHistory},
+		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cmdCSC},
+	}
+}
+
+// usageError is a mistake on the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(&env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "salctl:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: salctl VERB [ARGS] [flags]   (salctl VERB -h for a verb's flags)")
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, v := range verbs {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", v.name, v.args, v.help)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nTOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an attribute name (evt_x, cmd_x, tel_x).")
+	fmt.Fprintln(w, "The bus comes from LSST_KAFKA_BROKER_ADDR and the other LSST_* variables; without it, an in-process one.")
+}
+
+func run(e *env, args []string) error {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return usageError{"no verb given"}
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+		usage(e.stdout)
+		return nil
+	}
+	var names []string
+	for _, v := range verbs {
+		if v.name == name {
+			return v.run(e, args[1:])
+		}
+		names = append(names, v.name)
+	}
+	if c := salxml.Closest(name, names); len(c) > 0 {
+		return usagef("unknown verb %q (did you mean %s?)", name, strings.Join(c, ", "))
+	}
+	usage(e.stderr)
+	return usagef("unknown verb %q", name)
+}
+
+// flags is a verb's flag set, with the usage line of the verb.
+func flags(e *env, name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("salctl "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	for _, v := range verbs {
+		if v.name == name {
+			fs.Usage = func() {
+				fmt.Fprintf(e.stderr, "usage: salctl %s %s [flags]\n\n%s\n\nflags:\n", v.name, v.args, v.help)
+				fs.PrintDefaults()
+			}
+		}
+	}
+	return fs
+}
+
+// parseInterleaved parses flags that may come before, between or after
+// the positional arguments, and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// isSet reports whether the flag was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func wantArgs(pos []string, lo, hi int, what string) error {
+	if len(pos) < lo || (hi >= 0 && len(pos) > hi) {
+		return usagef("want %s, got %d arguments %q", what, len(pos), pos)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------
+// Definitions.
+
+func loadDefs() (*salxml.Definitions, error) { return salxml.FromEnv() }
+
+// findComponent returns the named component, or a usage error listing
+// the close matches.
+func findComponent(defs *salxml.Definitions, name string) (*salxml.Component, error) {
+	if !defs.Has(name) {
+		if c := salxml.Closest(name, defs.Names()); len(c) > 0 {
+			return nil, usagef("unknown component %q (did you mean %s?)", name, strings.Join(c, ", "))
+		}
+		return nil, usagef("unknown component %q: %s defines %d components (salctl components lists them; set TS_XML_DIR for ts_xml's)", name, defs.Dir, len(defs.Names()))
+	}
+	return defs.Component(name)
+}
+
+// findTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
+// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd).
+func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
+	if t := c.Topic(name); t != nil {
+		return t, nil
+	}
+	var cands []string
+	for _, t := range c.Topics {
+		if t.AttrName() == name {
+			return t, nil
+		}
+		cands = append(cands, t.SALName, t.AttrName())
+	}
+	if cl := salxml.Closest(name, cands); len(cl) > 0 {
+		return nil, usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
+	}
+	return nil, usagef("%s has no topic %q (salctl topics %s lists its %d topics)", c.Name, name, c.Name, len(c.Topics))
+}
+
+// salName turns an attribute name into a SAL name, without definitions.
+func salName(name string) string {
+	switch {
+	case strings.HasPrefix(name, "evt_"):
+		return "logevent_" + name[4:]
+	case strings.HasPrefix(name, "cmd_"):
+		return "command_" + name[4:]
+	case strings.HasPrefix(name, "tel_"):
+		return name[4:]
+	case name == "ack_ackcmd":
+		return "ackcmd"
+	}
+	return name
+}
+
+// parseInstance parses COMPONENT[:INDEX].
+func parseInstance(defs *salxml.Definitions, s string) (*salxml.Component, int, bool, error) {
+	name, idxs, hasIdx := strings.Cut(s, ":")
+	comp, err := findComponent(defs, name)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	idx := 0
+	if hasIdx {
+		if idx, err = strconv.Atoi(idxs); err != nil || idx < 0 {
+			return nil, 0, false, usagef("%q: the SAL index must be a number >= 0", s)
+		}
+	}
+	if err := comp.CheckIndex(idx); err != nil {
+		return nil, 0, false, usagef("%s: %v", s, err)
+	}
+	return comp, idx, hasIdx, nil
+}
+
+// ---------------------------------------------------------------------
+// The bus.
+
+func logger(e *env, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// connect connects to the bus of the LSST_* variables, or starts an
+// in-process one; peer says what this verb does about the in-process case
+// ("" when it needs nobody else).
+func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer string, opts ...sal.Option) (*sal.Bus, error) {
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	opts = append([]sal.Option{sal.WithDefinitions(defs), sal.WithLogger(logger(e, verbose))}, opts...)
+	bus, err := sal.Connect(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if bus.Embedded() {
+		msg := fmt.Sprintf("salctl %s: no broker configured (%s unset): running on an in-process bus that no other process can reach", verb, topics.EnvBroker)
+		if peer != "" {
+			msg += "; " + peer
+		}
+		fmt.Fprintln(e.stderr, msg+" (run examples/localkafka to share a bus)")
+	}
+	return bus, nil
+}
+
+// ---------------------------------------------------------------------
+// components, topics, schema: definitions only, no bus.
+
+func cmdComponents(e *env, args []string) error {
+	fs := flags(e, "components")
+	asJSON := fs.Bool("json", false, "print JSON lines")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	defs, err := loadDefs()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintf(tw, "COMPONENT\tINDEXED\tTOPICS\tDESCRIPTION\n")
+	}
+	for _, n := range defs.Names() {
+		c, err := defs.Component(n)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			_ = json.NewEncoder(e.stdout).Encode(map[string]any{
+				"name": c.Name, "indexed": c.Indexed, "index_enumeration": c.IndexEnumeration,
+				"topics": len(c.Topics), "description": c.Description,
+			})
+			continue
+		}
+		idx := "no"
+		if c.Indexed {
+			idx = c.IndexEnumeration
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.Name, idx, len(c.Topics), oneLine(c.Description, 80))
+	}
+	if !*asJSON {
+		tw.Flush()
+		fmt.Fprintf(e.stdout, "%d components from %s\n", len(defs.Names()), defs.Dir)
+	}
+	return nil
+}
+
+func cmdTopics(e *env, args []string) error {
+	fs := flags(e, "topics")
+	asJSON := fs.Bool("json", false, "print one JSON object per topic")
+	private := fs.Bool("private", false, "include the private fields (salIndex, private_*)")
+	kind := fs.String("kind", "", "only topics of this kind: command, event, telemetry or ackcmd")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 1, 1, "COMPONENT"); err != nil {
+		return err
+	}
+	defs, err := loadDefs()
+	if err != nil {
+		return err
+	}
+	c, err := findComponent(defs, pos[0])
+	if err != nil {
+		return err
+	}
+	kinds := []string{"command", "event", "telemetry", "ackcmd"}
+	if *kind != "" && !slices.Contains(kinds, *kind) {
+		return usagef("-kind %q: want one of %s", *kind, strings.Join(kinds, ", "))
+	}
+	if !*asJSON {
+		idx := "not indexed"
+		if c.Indexed {
+			idx = "indexed (" + c.IndexEnumeration + ")"
+		}
+		fmt.Fprintf(e.stdout, "%s: %s; %s; %d topics\n", c.Name, oneLine(c.Description, 100), idx, len(c.Topics))
+	}
+	for _, t := range c.Topics {
+		if *kind != "" && t.Kind.String() != *kind {
+			continue
+		}
+		fields := t.UserFields()
+		if *private {
+			fields = t.Fields
+		}
+		if *asJSON {
+			type jf struct {
+				Name        string `json:"name"`
+				Type        string `json:"type"`
+				Count       int    `json:"count"`
+				Units       string `json:"units"`
+				Description string `json:"description"`
+			}
+			out := struct {
+				Attr        string `json:"attr_name"`
+				SALName     string `json:"sal_name"`
+				Kind        string `json:"kind"`
+				Description string `json:"description"`
+				Fields      []jf   `json:"fields"`
+			}{t.AttrName(), t.SALName, t.Kind.String(), t.Description, []jf{}}
+			for _, f := range fields {
+				out.Fields = append(out.Fields, jf{f.Name, f.Type.String(), f.Count, f.Units, f.Description})
+			}
+			if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(e.stdout, "\n%s (%s, %s): %s\n", t.AttrName(), t.SALName, t.Kind, oneLine(t.Description, 100))
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		for _, f := range fields {
+			typ := f.Type.String()
+			if f.IsArray() {
+				typ += "[" + strconv.Itoa(f.Count) + "]"
+			} else if f.Type == salxml.String && f.MaxLen() > 0 {
+				typ += "<" + strconv.Itoa(f.MaxLen()) + ">"
+			}
+			units := f.Units
+			if units == "" {
+				units = "-"
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", f.Name, typ, units, oneLine(f.Description, 90))
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+func cmdSchema(e *env, args []string) error {
+	fs := flags(e, "schema")
+	subname := fs.String("subname", "", "topic subname for the -info line (default $LSST_TOPIC_SUBNAME, else sal)")
+	info := fs.Bool("info", false, "first print the Kafka topic, subject and revCode on stderr")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, 2, 2, "COMPONENT TOPIC"); err != nil {
+		return err
+	}
+	defs, err := loadDefs()
+	if err != nil {
+		return err
+	}
+	c, err := findComponent(defs, pos[0])
+	if err != nil {
+		return err
+	}
+	t, err := findTopic(c, pos[1])
+	if err != nil {
+		return err
+	}
+	if *info {
+		sub := *subname
+		if sub == "" {
+			sub = os.Getenv(topics.EnvSubname)
+		}
+		if sub == "" {
+			sub = topics.DefaultSubname
+		}
+		fmt.Fprintf(e.stderr, "%s: Kafka topic %s, subject %s, revCode %s\n", t, t.KafkaName(sub), t.Subject(sub), t.RevCode())
+	}
+	_, err = fmt.Fprintln(e.stdout, t.AvroSchema())
+	return err
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max-3] + "..."
+	}
+	return s
+}
+
+// fieldsJSON renders an SDK record with the topic's fields in wire order.
+func fieldsJSON(t *salxml.Topic, rec map[string]any) string {
+	r := &record{}
+	for _, f := range t.Fields {
+		v := rec[f.Name]
+		switch x := v.(type) { // the generic renderer's shapes
+		case []uint8:
+			v = []byte(x)
+		}
+		r.names, r.values = append(r.names, f.Name), append(r.values, sliceAny(v))
+	}
+	return toJSON(r)
+}
+
+// sliceAny turns a typed slice into []any for the renderer.
+func sliceAny(v any) any {
+	switch x := v.(type) {
+	case []bool:
+		return anys(x)
+	case []int16:
+		return anys(x)
+	case []int32:
+		return anys(x)
+	case []int64:
+		return anys(x)
+	case []uint16:
+		return anys(x)
+	case []uint32:
+		return anys(x)
+	case []float32:
+		return anys(x)
+	case []float64:
+		return anys(x)
+	}
+	return v
+}
+
+func anys[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// fieldHints adds, to a validation error, the fields close to unknown ones.
+func fieldHints(t *salxml.Topic, err error) error {
+	var names []string
+	for _, f := range t.UserFields() {
+		names = append(names, f.Name)
+	}
+	var hints []string
+	for _, fe := range validate.FieldErrors(err) {
+		if errors.Is(fe, validate.ErrUnknownField) {
+			if c := salxml.Closest(fe.Field, names); len(c) > 0 {
+				hints = append(hints, fmt.Sprintf("%s: did you mean %s?", fe.Field, strings.Join(c, ", ")))
+			} else {
+				hints = append(hints, fmt.Sprintf("%s: the fields of %s are %s", fe.Field, t, strings.Join(names, ", ")))
+			}
+		}
+	}
+	if len(hints) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\n%s", err, strings.Join(hints, "\n"))
+}

@@ -1,0 +1,469 @@
+package smoke
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+func TestQuickstart(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, baseEnv(), "quickstart")
+	for _, want := range []string{"CSC Example:1 started in STANDBY", "enable: CMD_COMPLETE", "late joiner: history summaryState ENABLED", "quickstart: done"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("quickstart output lacks %q\n%s", want, r)
+		}
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, baseEnv(), "schemas", "-component", "Example")
+	comp, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != len(comp.Topics) {
+		t.Fatalf("schemas printed %d lines, want one per topic (%d)\n%s", len(lines), len(comp.Topics), r)
+	}
+	for i, l := range lines {
+		var v struct {
+			KafkaName string `json:"kafka_name"`
+			Schema    string `json:"schema"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, l)
+		}
+		tp := comp.Topics[i]
+		if v.KafkaName != tp.KafkaName("sal") || v.Schema != tp.AvroSchema() {
+			t.Errorf("line %d: %s, want the schema of %s", i+1, v.KafkaName, tp)
+		}
+	}
+}
+
+var perfLine = regexp.MustCompile(`(?m)^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$`)
+
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	env := baseEnv()
+	r := mustRun(t, env, "write", "Example", "scalars", "-n", "100")
+	m := perfLine.FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != "100" || strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("want one summary line saying 100 records sent\n%s", r)
+	}
+	if !strings.Contains(r.stderr, "no broker configured") {
+		t.Errorf("write does not say it runs on the in-process bus\n%s", r)
+	}
+
+	// -json, an attribute name, acks=all.
+	r = mustRun(t, env, "write", "Example", "evt_arrays", "-n", "20", "-acks", "all", "-json")
+	var s struct {
+		Topic   string  `json:"topic"`
+		Acks    string  `json:"acks"`
+		Records int     `json:"records"`
+		Bytes   int64   `json:"bytes"`
+		P999    float64 `json:"p999_ms"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
+		t.Fatalf("-json: %v\n%s", err, r)
+	}
+	if s.Topic != "logevent_arrays" || s.Acks != "all" || s.Records != 20 || s.Bytes <= 20*5 || s.P999 <= 0 {
+		t.Errorf("-json summary %+v\n%s", s, r)
+	}
+
+	r = mustRun(t, env, "write", "Example", "tel_status", "-n", "0")
+	if !strings.Contains(r.stdout, "subject lsst.sal.Example.status-value") || !strings.Contains(r.stdout, "no records written") {
+		t.Errorf("-n 0 should say the schema was registered and nothing written\n%s", r)
+	}
+
+	// Usage errors: exit status 2 with close matches.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"Exampel", "scalars"}, `did you mean Example?`},
+		{[]string{"Example", "scalar"}, `evt_scalars`},
+		{[]string{"Example", "scalars", "-validation", "none"}, "validates every record"},
+		{[]string{"Example"}, "want COMPONENT TOPIC"},
+	} {
+		r := run(t, env, "write", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("write %v: want exit 2 and %q\n%s", c.args, c.want, r)
+		}
+	}
+}
+
+var readLine = regexp.MustCompile(`(?m)^(\d+) records read in [\d.]+ s, [\d.]+ records/sec; latency ms: mean [\d.]+, stdev [\d.]+, min -?[\d.]+, max [\d.]+, p50 -?[\d.]+, p99 [\d.]+; (\d+) records lost \(seqNum gaps\)\.$`)
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	env := baseEnv()
+	r := mustRun(t, env, "read", "Example", "scalars", "evt_scalars", "-n", "50", "-t")
+	m := readLine.FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != "50" || m[2] != "0" {
+		t.Errorf("want the -t summary of 50 records, none lost\n%s", r)
+	}
+	// The history comes first: one sample per SAL index, events only.
+	for _, want := range []string{
+		"history Example.scalars: none read",
+		"history Example.logevent_scalars: salIndex 1: private_seqNum 1",
+		"history Example.logevent_scalars: salIndex 2: private_seqNum 1",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("read output lacks %q\n%s", want, r)
+		}
+	}
+	if !strings.Contains(r.stderr, "built-in writer") {
+		t.Errorf("read does not say where its records come from\n%s", r)
+	}
+
+	r = mustRun(t, env, "read", "Example", "evt_arrays", "-n", "3", "-json")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var hist, live int
+	for _, l := range lines {
+		var v struct {
+			Topic      string         `json:"topic"`
+			Historical bool           `json:"historical"`
+			Data       map[string]any `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("-json line %q: %v", l, err)
+		}
+		if v.Topic != "Example.logevent_arrays" || len(v.Data["double0"].([]any)) != 5 {
+			t.Errorf("unexpected record %s", l)
+		}
+		if v.Historical {
+			hist++
+		} else {
+			live++
+		}
+	}
+	if hist != 2 || live != 3 {
+		t.Errorf("want 2 historical and 3 new records, got %d and %d\n%s", hist, live, r)
+	}
+}
+
+func TestSalctlDefinitions(t *testing.T) {
+	t.Parallel()
+	env := baseEnv()
+	r := mustRun(t, env, "salctl", "components")
+	if !regexp.MustCompile(`(?m)^Example\s+any\s+\d+\s+Example CSC`).MatchString(r.stdout) {
+		t.Errorf("components does not list Example\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "topics", "Example")
+	for _, re := range []string{
+		`(?m)^tel_status \(status, telemetry\): `,
+		`(?m)^\s+temperature\s+float\[8\]\s+deg_C\s+Readings of the eight temperature sensors`,
+		`(?m)^\s+position\s+double\[3\]\s+m\s+`,
+		`(?m)^\s+timestamp\s+double\s+second\s+`,
+		`(?m)^cmd_setScalars \(command_setScalars, command\): `,
+		`(?m)^evt_summaryState \(logevent_summaryState, event\): `,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("topics Example: no match for %s\n%s", re, r)
+		}
+	}
+
+	comp, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"evt_summaryState", "logevent_summaryState", "scalars", "cmd_setArrays", "ackcmd"} {
+		r = mustRun(t, env, "salctl", "schema", "Example", name)
+		var tp *salxml.Topic
+		for _, x := range comp.Topics {
+			if x.SALName == name || x.AttrName() == name {
+				tp = x
+			}
+		}
+		if r.stdout != tp.AvroSchema()+"\n" {
+			t.Errorf("schema Example %s differs from xml.Embedded()'s\n got: %s\nwant: %s", name, r.stdout, tp.AvroSchema())
+		}
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"topics", "Exmple"}, "did you mean Example?"},
+		{[]string{"schema", "Example", "evt_summarystate"}, "did you mean"},
+		{[]string{"topcis"}, "did you mean topics?"},
+		{[]string{"state", "Example:1", "enabeld"}, "did you mean ENABLED?"},
+		{[]string{"command", "Example:1", "strat"}, "did you mean start?"},
+	} {
+		r := run(t, env, "salctl", c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("salctl %v: want exit 2 and %q\n%s", c.args, c.want, r)
+		}
+	}
+}
+
+// TestSalctlInProcess runs the verbs that need a peer on the in-process
+// bus, where salctl brings its own.
+func TestSalctlInProcess(t *testing.T) {
+	t.Parallel()
+	env := baseEnv()
+
+	r := mustRun(t, env, "salctl", "echo", "Example.scalars", "Example.evt_arrays", "-n", "4")
+	if n := count(regexp.MustCompile(`(?m)^--- lsst\.sal\.Example\.(scalars|logevent_arrays) \[0\] offset \d+, schema id \d+`), r.stdout); n != 4 {
+		t.Errorf("echo -n 4 printed %d records\n%s", n, r)
+	}
+	for _, re := range []string{`(?m)^string0: ".*"$`, `(?m)^double0: \[\S+, \S+, \S+, \S+, \S+\]$`, `(?m)^private_identity: "salctl-demo"$`} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("echo output has no match for %s\n%s", re, r)
+		}
+	}
+	if !strings.Contains(r.stderr, "a built-in writer publishes random records") {
+		t.Errorf("echo does not say where its records come from\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "hz", "Example.scalars", "-n", "12")
+	if !regexp.MustCompile(`(?m)^average rate: [\d.]+\n\tmin: [\d.]+s max: [\d.]+s std dev: [\d.]+s window: 12$`).MatchString(r.stdout) {
+		t.Errorf("hz -n 12: no final rate over a window of 12\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "bw", "Example.arrays", "-n", "10")
+	if !regexp.MustCompile(`(?m)^total: [\d.]+ [KM]?B from 10 messages \([\d.]+ [KM]?B/s\)$`).MatchString(r.stdout) {
+		t.Errorf("bw -n 10: no total\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "pub", "Example", "evt_scalars", `{"int0": 7, "string0": "smoke", "float0": 1.5}`, "-json")
+	var pub struct {
+		Topic string         `json:"topic"`
+		Data  map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &pub); err != nil {
+		t.Fatalf("pub -json: %v\n%s", err, r)
+	}
+	if pub.Topic != "Example.logevent_scalars" || pub.Data["int0"] != 7.0 || pub.Data["string0"] != "smoke" || pub.Data["private_seqNum"] != 1.0 {
+		t.Errorf("pub wrote %+v", pub)
+	}
+	r = run(t, env, "salctl", "pub", "Example", "scalars", `{"int00": 1}`)
+	if r.code != 1 || !strings.Contains(r.stderr, "int00: did you mean int0?") {
+		t.Errorf("pub with a misspelt field: want the close match\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "command", "Example:1", "start")
+	if !regexp.MustCompile(`(?m)^Example:1 start: ackcmd\(seqNum=\d+, ack=CMD_COMPLETE, error=0, result="Done"\)$`).MatchString(r.stdout) {
+		t.Errorf("command start: no CMD_COMPLETE\n%s", r)
+	}
+	r = mustRun(t, env, "salctl", "command", "Example:1", "wait", `{"duration": 0.2}`)
+	if !regexp.MustCompile(`(?m)^Example:1 wait: ackcmd\(seqNum=(\d+), ack=CMD_INPROGRESS, .*timeout=200ms\)\nExample:1 wait: ackcmd\(seqNum=(\d+), ack=CMD_COMPLETE, error=0, result="Done"\)$`).MatchString(r.stdout) {
+		t.Errorf("command wait: want CMD_INPROGRESS then CMD_COMPLETE\n%s", r)
+	}
+	r = run(t, env, "salctl", "command", "Example:1", "enable")
+	if r.code != 1 || !strings.Contains(r.stdout, `ack=CMD_FAILED, error=1, result="Failed: enable not allowed in state <State.STANDBY: 5>"`) {
+		t.Errorf("command enable from STANDBY: want the reference's failure\n%s", r)
+	}
+
+	r = mustRun(t, env, "salctl", "state", "Example:1")
+	if !regexp.MustCompile(`(?m)^Example:1 summaryState: STANDBY \(`).MatchString(r.stdout) {
+		t.Errorf("state: want STANDBY\n%s", r)
+	}
+	r = mustRun(t, env, "salctl", "state", "Example:1", "enabled")
+	for _, re := range []string{
+		`(?m)^Example:1 start: ackcmd\(.*ack=CMD_COMPLETE`,
+		`(?m)^Example:1 summaryState: DISABLED `,
+		`(?m)^Example:1 enable: ackcmd\(.*ack=CMD_COMPLETE`,
+		`(?m)^Example:1 summaryState: ENABLED `,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("state Example:1 enabled: no match for %s\n%s", re, r)
+		}
+	}
+
+	r = mustRun(t, env, "salctl", "history", "Example", "evt_scalars")
+	r2 := mustRun(t, env, "salctl", "history", "Example", "tel_status", "-json")
+	for _, re := range []string{`(?m)^history Example.logevent_scalars: salIndex 1: private_seqNum 2,`, `(?m)^history Example.logevent_scalars: salIndex 2: private_seqNum 2,`} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("history evt_scalars: no match for %s\n%s", re, r)
+		}
+	}
+	if n := count(regexp.MustCompile(`(?m)^\{"topic":"Example.status","salIndex":[12],`), r2.stdout); n != 2 {
+		t.Errorf("history tel_status -json: want one line per SAL index\n%s", r2)
+	}
+}
+
+// smokeXML writes a copy of the embedded Example definitions with one more
+// telemetry topic, smokeOnly, that no other program's XML has.
+func smokeXML(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "xml", "example")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if d.Name() == "Example_Telemetry.xml" {
+			b = []byte(strings.Replace(string(b), "</SALTelemetrySet>", `  <SALTelemetry>
+    <Subsystem>Example</Subsystem>
+    <EFDB_Topic>Example_smokeOnly</EFDB_Topic>
+    <Description>A topic only the writer's definitions have.</Description>
+    <item>
+      <EFDB_Name>answer</EFDB_Name>
+      <Description>An integer.</Description>
+      <IDL_Type>long</IDL_Type>
+      <Units>unitless</Units>
+      <Count>1</Count>
+    </item>
+    <item>
+      <EFDB_Name>temps</EFDB_Name>
+      <Description>Three temperatures.</Description>
+      <IDL_Type>float</IDL_Type>
+      <Units>deg_C</Units>
+      <Count>3</Count>
+    </item>
+    <item>
+      <EFDB_Name>label</EFDB_Name>
+      <Description>A label.</Description>
+      <IDL_Type>string</IDL_Type>
+      <Units>unitless</Units>
+      <Count>1</Count>
+    </item>
+  </SALTelemetry>
+</SALTelemetrySet>`, 1))
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := salxml.Open(dst); err != nil {
+		t.Fatal(err)
+	} else if c, err := d.Component("Example"); err != nil || c.Telemetry("smokeOnly") == nil {
+		t.Fatalf("edited definitions lack smokeOnly: %v", err)
+	}
+	return dst
+}
+
+var exportLine = regexp.MustCompile(`(?m)^export LSST_KAFKA_BROKER_ADDR=(127\.0\.0\.1:\d+)\nexport LSST_SCHEMA_REGISTRY_URL=(http://127\.0\.0\.1:\d+)\n`)
+
+// TestLocalKafkaCrossProcess shares one bus between processes: localkafka
+// serves it; salctl pub (with definitions that have an extra topic) and
+// write publish; salctl echo (which never saw that topic's XML) and read
+// receive; then salctl state and command drive a salctl csc.
+func TestLocalKafkaCrossProcess(t *testing.T) {
+	t.Parallel()
+	envFile := filepath.Join(t.TempDir(), "bus.env")
+	lk := start(t, baseEnv(), "localkafka", "-env-file", envFile)
+	m := lk.waitFor("stdout", exportLine)
+	if b, err := os.ReadFile(envFile); err != nil || string(b) != m[0] {
+		t.Errorf("-env-file holds %q (%v), want the export lines %q", b, err, m[0])
+	}
+	shared := append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2])
+
+	echo := start(t, shared, "salctl", "echo", "Example.smokeOnly", "-n", "2", "-json")
+	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on lsst\.sal\.Example\.smokeOnly`))
+	read := start(t, shared, "read", "Example", "scalars", "-n", "30", "-t")
+	read.waitFor("stderr", regexp.MustCompile(`read: reading lsst\.sal\.Example\.scalars from `+regexp.QuoteMeta(m[1])))
+
+	writerEnv := append(shared, "TS_XML_DIR="+smokeXML(t))
+	r := mustRun(t, writerEnv, "salctl", "pub", "Example", "smokeOnly", `{"answer": 42, "temps": [1.5, 2.5, -3], "label": "cross-process"}`, "-n", "2", "-rate", "50")
+	if n := count(regexp.MustCompile(`(?m)^published Example.smokeOnly salIndex 1 seqNum \d to lsst.sal.Example.smokeOnly`), r.stdout); n != 2 {
+		t.Errorf("pub -n 2 printed\n%s", r)
+	}
+	if strings.Contains(r.stderr, "no broker configured") {
+		t.Errorf("pub ran on its own bus, not localkafka's\n%s", r)
+	}
+	r = mustRun(t, shared, "write", "Example", "scalars", "-n", "30")
+	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "30" {
+		t.Errorf("write to localkafka's bus\n%s", r)
+	}
+
+	if code := echo.wait(); code != 0 {
+		t.Fatalf("echo exited %d\n%s", code, echo.dump())
+	}
+	out := echo.text("stdout")
+	if n := count(regexp.MustCompile(`(?m)^\{"topic":"lsst\.sal\.Example\.smokeOnly","partition":0,"offset":[01],.*"value":\{"salIndex":1,.*"private_seqNum":[12],.*"answer":42,"temps":\[1\.5,2\.5,-3\],"label":"cross-process"\}\}$`), out); n != 2 {
+		t.Errorf("echo did not print the two smokeOnly records with their fields\n%s", echo.dump())
+	}
+	if !strings.Contains(echo.text("stderr"), `Example has no topic "smokeOnly"`) {
+		t.Errorf("echo's definitions were expected not to know smokeOnly\n%s", echo.dump())
+	}
+
+	if code := read.wait(); code != 0 {
+		t.Fatalf("read exited %d\n%s", code, read.dump())
+	}
+	if m := readLine.FindStringSubmatch(read.text("stdout")); m == nil || m[1] != "30" || m[2] != "0" {
+		t.Errorf("read -t on the shared bus\n%s", read.dump())
+	}
+	if strings.Contains(read.text("stderr"), "built-in writer") {
+		t.Errorf("read fed itself instead of reading the shared bus\n%s", read.dump())
+	}
+
+	// A CSC in one process, commanded from others.
+	csc := start(t, shared, "salctl", "csc", "Example:5")
+	csc.waitFor("stderr", regexp.MustCompile(`salctl csc: Example:5 running in STANDBY on `+regexp.QuoteMeta(m[1])))
+	r = mustRun(t, shared, "salctl", "state", "Example:5", "ENABLED")
+	if !regexp.MustCompile(`(?m)^Example:5 summaryState: ENABLED \(written [\d.]+ s ago by Example:5\)$`).MatchString(r.stdout) {
+		t.Errorf("state Example:5 ENABLED across processes\n%s", r)
+	}
+	r = mustRun(t, shared, "salctl", "command", "Example:5", "setScalars", `{"int0": 5}`, "-json")
+	if !strings.Contains(r.stdout, `"ack":"CMD_COMPLETE"`) {
+		t.Errorf("command across processes\n%s", r)
+	}
+	r = mustRun(t, shared, "salctl", "state", "Example:5", "OFFLINE")
+	if !strings.Contains(r.stdout, "Example:5 exitControl: ackcmd(") {
+		t.Errorf("state Example:5 OFFLINE across processes\n%s", r)
+	}
+	if code := csc.wait(); code != 0 || !strings.Contains(csc.text("stderr"), "went OFFLINE (exitControl)") {
+		t.Errorf("the CSC process should end after exitControl (exit %d)\n%s", code, csc.dump())
+	}
+
+	lk.stop()
+	if !strings.Contains(lk.text("stderr"), "localkafka: stopping") || lk.err != nil {
+		t.Errorf("localkafka did not stop cleanly on SIGTERM (%v)\n%s", lk.err, lk.dump())
+	}
+}
+
+// TestRealBroker runs write, read and salctl echo against the bus of the
+// LSST_* variables, when they name one (as CI does where a broker runs).
+func TestRealBroker(t *testing.T) {
+	broker, reg := os.Getenv("LSST_KAFKA_BROKER_ADDR"), os.Getenv("LSST_SCHEMA_REGISTRY_URL")
+	if broker == "" || reg == "" {
+		t.Skip("LSST_KAFKA_BROKER_ADDR and LSST_SCHEMA_REGISTRY_URL are not both set: no real broker to test against")
+	}
+	t.Parallel()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TS_XML_DIR=") && !strings.HasPrefix(kv, "LSST_TOPIC_SUBNAME=") {
+			env = append(env, kv)
+		}
+	}
+	// A subname of our own: topics nobody else reads or writes.
+	env = append(env, fmt.Sprintf("LSST_TOPIC_SUBNAME=smoke%d", rand.Uint32()))
+
+	echo := start(t, env, "salctl", "echo", "Example.scalars", "-n", "20", "-json")
+	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on `))
+	read := start(t, env, "read", "Example", "scalars", "-n", "20", "-t")
+	read.waitFor("stderr", regexp.MustCompile(`read: reading `))
+	r := mustRun(t, env, "write", "Example", "scalars", "-n", "20", "-acks", "all")
+	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "20" || strings.Contains(r.stderr, "no broker configured") {
+		t.Errorf("write to %s\n%s", broker, r)
+	}
+	if code := echo.wait(); code != 0 || count(regexp.MustCompile(`(?m)^\{"topic":"lsst\.smoke\d+\.Example\.scalars",`), echo.text("stdout")) != 20 {
+		t.Errorf("echo on %s (exit %d)\n%s", broker, code, echo.dump())
+	}
+	if code := read.wait(); code != 0 {
+		t.Errorf("read on %s exited %d\n%s", broker, code, read.dump())
+	} else if m := readLine.FindStringSubmatch(read.text("stdout")); m == nil || m[1] != "20" {
+		t.Errorf("read -t on %s\n%s", broker, read.dump())
+	}
+}

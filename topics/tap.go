@@ -1,0 +1,102 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/internal/kafka"
+)
+
+// TapRecord is one record seen by Tap, decoded with its writer's schema.
+type TapRecord struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	// Size is the length of the Kafka value in bytes.
+	Size int
+	// SchemaID is the registry id in the value's header, Schema its text.
+	SchemaID int32
+	Schema   string
+	// Value holds the decoded fields (hamba/avro's generic types: int for
+	// Avro int, int64 for long, []any for arrays), or nil when Err is set.
+	Value map[string]any
+	// Err says why the record could not be decoded.
+	Err error
+}
+
+// Tap reads Kafka topics by name with no definitions at all — the
+// schema-unaware consumer: each value is decoded with the writer schema
+// fetched from the registry by the id in its header. It starts back
+// records before the end of each partition (0: only new records) and
+// calls fn for each record, in order per partition, until ctx is done.
+func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn func(TapRecord)) error {
+	if len(kafkaTopics) == 0 {
+		return errors.New("topics: Tap needs at least one topic")
+	}
+	marks, err := d.prod.Watermarks(ctx, kafkaTopics...)
+	if err != nil {
+		return fmt.Errorf("topics: %w", err)
+	}
+	assign := map[string]map[int32]kafka.Start{}
+	for t, parts := range marks {
+		m := map[int32]kafka.Start{}
+		for p, wm := range parts {
+			off := wm.High - int64(back)
+			if off <= wm.Low {
+				off = -1
+			}
+			m[p] = kafka.Start{Offset: off}
+		}
+		assign[t] = m
+	}
+	cons, err := kafka.NewConsumer(d.cfg.kafka(), assign)
+	if err != nil {
+		return err
+	}
+	defer cons.Close()
+	var mu sync.Mutex
+	decoders := map[int32]*codec.Generic{}
+	texts := map[int32]string{}
+	decode := func(r *kafka.Record) TapRecord {
+		tr := TapRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: append([]byte(nil), r.Key...), Size: len(r.Value)}
+		id, body, err := codec.SplitHeader(r.Value)
+		if err != nil {
+			tr.Err = err
+			return tr
+		}
+		tr.SchemaID = id
+		mu.Lock()
+		g := decoders[id]
+		mu.Unlock()
+		if g == nil {
+			text, err := d.reg.Schema(ctx, int(id))
+			if err != nil {
+				tr.Err = err
+				return tr
+			}
+			if g, err = codec.NewGeneric(text); err != nil {
+				tr.Err = fmt.Errorf("schema id %d: %w", id, err)
+				return tr
+			}
+			mu.Lock()
+			decoders[id], texts[id] = g, text
+			mu.Unlock()
+		}
+		tr.Schema = texts[id]
+		if tr.Value, err = g.Unmarshal(body); err != nil {
+			tr.Err = fmt.Errorf("schema id %d: %w", id, err)
+		}
+		return tr
+	}
+	for ctx.Err() == nil {
+		err := cons.Poll(ctx, func(r *kafka.Record) { fn(decode(r)) })
+		if errors.Is(err, kafka.ErrClosed) {
+			break
+		}
+	}
+	return ctx.Err()
+}
