@@ -196,6 +196,9 @@ func (r *Reader) Flush() error {
 // of this reader (so a slow callback delays only this topic; its queue
 // fills and drops the oldest, counted). Records already queued are
 // delivered first. nil stops callbacks. No callback runs after Close.
+// SetCallback(nil) and Instance.Close wait for a running callback to
+// return, so a callback must not call them itself (it would wait for
+// itself); it can call them from a new goroutine.
 func (r *Reader) SetCallback(fn func(map[string]any)) {
 	r.mu.Lock()
 	if r.closed {
@@ -313,7 +316,7 @@ func (r *Reader) checkFillLocked() {
 		}
 	}
 	if lvl > r.warned {
-		r.in.d.log.Warn("topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+		r.in.rl.log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
 	}
 	r.warned = lvl
 }
