@@ -141,7 +141,14 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 			continue
 		}
 		seen[name] = true
-		specs = append(specs, d.topicSpec(t))
+		cfg := map[string]string{}
+		if t.Kind == salxml.Event {
+			cfg["cleanup.policy"] = "compact"
+		}
+		if d.cfg.Embedded {
+			cfg["segment.bytes"] = "1048576" // 1 MiB: the embedded broker stalls while growing larger segments
+		}
+		specs = append(specs, kafka.TopicSpec{Name: name, Partitions: 1, Replication: d.cfg.Replication, Configs: cfg})
 	}
 	d.mu.Unlock()
 	if len(specs) == 0 {
@@ -156,17 +163,6 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 	}
 	d.mu.Unlock()
 	return nil
-}
-
-func (d *Domain) topicSpec(t *salxml.Topic) kafka.TopicSpec {
-	cfg := map[string]string{}
-	if t.Kind == salxml.Event {
-		cfg["cleanup.policy"] = "compact"
-	}
-	if d.cfg.Embedded {
-		cfg["segment.bytes"] = "1048576" // 1 MiB: the embedded broker stalls while growing larger segments
-	}
-	return kafka.TopicSpec{Name: t.KafkaName(d.cfg.Subname), Partitions: 1, Replication: d.cfg.Replication, Configs: cfg}
 }
 
 // watermarks lists the watermarks of the topics' partitions.
