@@ -390,7 +390,9 @@ func (c *Controller) ack(ctx context.Context, cmd *Command, a topics.Ack) error 
 }
 
 // Close cancels running handlers (they are acknowledged CMD_ABORTED),
-// waits for them, and stops the Controller. It is safe to call twice.
+// waits for them, and stops the Controller. It is safe to call twice and
+// from any goroutine except a command handler's own, since it waits for
+// that handler: a handler that wants its Controller gone runs `go c.Close()`.
 func (c *Controller) Close() {
 	c.mu.Lock()
 	if c.closed {

@@ -360,7 +360,15 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	dec := r.dec
 	if id != r.id {
 		if dec = r.decoders[id]; dec == nil {
+			if until, ok := r.unknown[id]; ok && now().Before(until) {
+				r.bad("schema", fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly)))
+				return nil
+			}
 			dec, err = r.resolver(ctx, id)
+			if err != nil {
+				// Do not ask the registry again for every record.
+				r.unknown[id] = now().Add(30 * time.Second)
+			}
 			if err != nil {
 				r.bad("schema", err)
 				return nil

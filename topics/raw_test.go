@@ -70,6 +70,27 @@ func (p peer) keyed(d *topics.Domain, tp *salxml.Topic, value []byte) *kgo.Recor
 	return r
 }
 
+// setCompatibility sets a subject's compatibility level (PUT /config/{subject}).
+func setCompatibility(t testing.TB, registryURL, subject, level string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"compatibility": level})
+	req, err := http.NewRequestWithContext(ctxT(t), http.MethodPut,
+		strings.TrimSuffix(registryURL, "/")+"/config/"+url.PathEscape(subject), bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("set compatibility of %s: %v", subject, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		text, _ := io.ReadAll(resp.Body)
+		t.Fatalf("set compatibility of %s: %s: %s", subject, resp.Status, text)
+	}
+}
+
 // registerSchema registers schema text under subject with POST
 // /subjects/{subject}/versions, as ts_salobj does, and returns its id.
 func registerSchema(t testing.TB, registryURL, subject, schema string) int32 {

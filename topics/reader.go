@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/validate"
@@ -55,6 +56,7 @@ type Reader struct {
 
 	// Owned by the poll goroutine.
 	decoders map[int32]*codec.Decoder
+	unknown  map[int32]time.Time // schema ids whose lookup failed, until when not to retry
 	dec      *codec.Decoder
 	lastSnd  map[int32]float64
 	lastSeq  map[writerKey]int32
@@ -105,6 +107,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		track:    t.Kind == salxml.Event || t.Kind == salxml.Telemetry,
 		ordchk:   !o.KeepOutOfOrder && (t.Kind == salxml.Event || t.Kind == salxml.Telemetry),
 		decoders: map[int32]*codec.Decoder{},
+		unknown:  map[int32]time.Time{},
 		dec:      c.Decoder(),
 		lastSnd:  map[int32]float64{},
 		lastSeq:  map[writerKey]int32{},

@@ -53,6 +53,9 @@ func TestReader_OtherSchemaVersions(t *testing.T) {
 	})
 	subject := tp.Subject(d.Config().Subname)
 	own := schemaID(t, d, tp)
+	// A real registry enforces BACKWARD compatibility; this test registers
+	// an older version after the current one on purpose.
+	setCompatibility(t, d.Config().RegistryURL, subject, "NONE")
 	idOld := registerSchema(t, d.Config().RegistryURL, subject, older.AvroSchema())
 	idNew := registerSchema(t, d.Config().RegistryURL, subject, newer.AvroSchema())
 	if idOld == own || idNew == own || idOld == idNew {

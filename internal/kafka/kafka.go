@@ -107,7 +107,9 @@ func NewProducer(c Config) (*Producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, kgo.ProducerLinger(0), kgo.MaxBufferedRecords(100_000))
+	// No linger and no compression, as the reference's producer: telemetry
+	// is noisy floats that snappy does not shrink, so it only costs CPU.
+	opts = append(opts, kgo.ProducerLinger(0), kgo.MaxBufferedRecords(100_000), kgo.ProducerBatchCompression(kgo.NoCompression()))
 	switch acks {
 	case "0":
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
