@@ -9,9 +9,11 @@
 //	. /tmp/salbus.env && go run ./examples/salctl echo Example.scalars
 //
 // stdout carries only the export lines; everything else goes to stderr.
-// The ports are picked by the system: the public API (sal.Connect) starts
-// the embedded broker on free loopback ports and has no option to choose
-// them, so there are no -kafka-port or -registry-port flags.
+// The ports are picked by the system unless -kafka-port or -registry-port
+// fix them (sal.WithEmbeddedPorts), so that the same export lines serve
+// again after a restart:
+//
+//	go run ./examples/localkafka -kafka-port 9092 -registry-port 8081
 //
 // The broker is kfake (franz-go's in-memory Kafka) and the registry srfake:
 // both keep everything in memory, and both go away with this process.
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
 	envFile := fs.String("env-file", "", "also write the export lines to this file (to source from other shells)")
+	kafkaPort := fs.Int("kafka-port", 0, "loopback port of the Kafka broker (0: a free port)")
+	registryPort := fs.Int("registry-port", 0, "loopback port of the schema registry (0: a free port)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -69,6 +73,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, p := range []struct {
+		flag string
+		port int
+	}{{"kafka-port", *kafkaPort}, {"registry-port", *registryPort}} {
+		if p.port < 0 || p.port > 65535 {
+			return fmt.Errorf("-%s %d: want a port from 1 to 65535, or 0 for a free one", p.flag, p.port)
+		}
+	}
+	if *kafkaPort != 0 && *kafkaPort == *registryPort {
+		return fmt.Errorf("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
 	}
 	level := slog.LevelWarn
 	if *verbose {
@@ -80,7 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer cancel()
 	// WithEmbedded: a broker of our own even when LSST_KAFKA_BROKER_ADDR
 	// is set in this shell. The definitions do not matter to a broker.
-	bus, err := sal.Connect(cctx, sal.WithEmbedded(), sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
+	bus, err := sal.Connect(cctx, sal.WithEmbedded(), sal.WithEmbeddedPorts(*kafkaPort, *registryPort),
+		sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
 	if err != nil {
 		return err
 	}

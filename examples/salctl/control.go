@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
@@ -601,7 +602,7 @@ func cmdHistory(e *env, args []string) error {
 		}
 	} else {
 		// ts_salobj reads no history for telemetry or commands; read the
-		// topic back with the minimal client, as the Kafka prototype did.
+		// topic back with Tap, as the Kafka prototype did.
 		if recs, err = readBack(ctx, bus, t, *index); err != nil {
 			return err
 		}
@@ -632,6 +633,8 @@ func cmdHistory(e *env, args []string) error {
 
 func asInt(v any) int64 {
 	switch x := v.(type) {
+	case int: // Tap's values (hamba/avro's generic type for Avro int)
+		return int64(x)
 	case int32:
 		return int64(x)
 	case int64:
@@ -640,65 +643,61 @@ func asInt(v any) int64 {
 	return 0
 }
 
-// readBack reads the last LSST_MAX_HISTORY_READ records of a topic and
-// keeps the newest per SAL index, decoded with their writers' schemas.
+// readBack reads the last LSST_MAX_HISTORY_READ records of a topic with
+// Tap and keeps the newest per SAL index, decoded with their writers'
+// schemas. Tap does not say where the ends of the partitions were, so the
+// history ends at the first record written after readBack started (a SAL
+// topic has one partition), or after a quiet spell: 0.5 s with no
+// record, 3 s before the first.
 func readBack(ctx context.Context, bus *sal.Bus, t *salxml.Topic, index int) ([]map[string]any, error) {
 	cfg := bus.Config()
-	kname := t.KafkaName(cfg.Subname)
-	cons, err := newConsumer(ctx, wireFrom(cfg), []string{kname}, int64(cfg.MaxHistoryRead), nil)
-	if err != nil {
-		return nil, err
-	}
-	defer cons.close()
-	ends, err := cons.ends(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reg := newRegistry(cfg.RegistryURL)
+	started := topics.TAI()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	last, quiet := time.Now(), 3*time.Second
 	newest := map[int64]map[string]any{}
-	var order []int64
-	done := func() bool {
-		for k, end := range ends {
-			if cons.positions()[k] < end {
-				return false
+	done := make(chan error, 1)
+	go func() {
+		done <- bus.Tap(ctx, []string{t.KafkaName(cfg.Subname)}, cfg.MaxHistoryRead, func(r topics.TapRecord) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ctx.Err() != nil {
+				return
 			}
-		}
-		return true
-	}
-	for idle := 0; !done() && idle < 20; {
-		recs, err := cons.poll(ctx, 200*time.Millisecond)
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
-			idle++ // the end offsets cannot be reached: stop after ~4 s of nothing
-		} else {
-			idle = 0
-		}
-		for _, r := range recs {
-			if r.Offset >= ends[tp{r.Topic, r.Partition}] {
-				continue // newer than the history we meant to read
+			last, quiet = time.Now(), 500*time.Millisecond
+			if r.Err != nil {
+				return
 			}
-			_, v, err := reg.decodeValue(ctx, r.Value)
-			rec, ok := v.(*record)
-			if err != nil || !ok {
-				continue
+			if snd, _ := r.Value["private_sndStamp"].(float64); snd > started {
+				cancel() // newer than the history we meant to read
+				return
 			}
-			m := map[string]any{}
-			for i, n := range rec.names {
-				m[n] = rec.values[i]
+			if idx := asInt(r.Value["salIndex"]); index == 0 || idx == int64(index) {
+				newest[idx] = r.Value
 			}
-			idx := asInt(m["salIndex"])
-			if index != 0 && idx != int64(index) {
-				continue
+		})
+	}()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for wait := true; wait; {
+		select {
+		case err := <-done:
+			if ctx.Err() == nil && !missingTopic(err) {
+				return nil, err
 			}
-			if _, seen := newest[idx]; !seen {
-				order = append(order, idx)
+			wait = false // a topic never written has no history
+		case <-tick.C:
+			mu.Lock()
+			if time.Since(last) > quiet {
+				cancel()
 			}
-			newest[idx] = m
+			mu.Unlock()
 		}
 	}
-	slices.Sort(order)
+	mu.Lock()
+	defer mu.Unlock()
+	order := slices.Sorted(maps.Keys(newest))
 	out := make([]map[string]any, len(order))
 	for i, idx := range order {
 		out[i] = newest[idx]

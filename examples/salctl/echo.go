@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
@@ -15,17 +17,20 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// follower reads whole Kafka topics with the minimal client, decoding
-// values with their writers' schemas from the registry.
+// fromStart, as Tap's back, reads a partition from its beginning.
+const fromStart = math.MaxInt
+
+// follower reads whole Kafka topics by name with the SDK's Tap, which
+// decodes each value with its writer's schema from the registry.
 type follower struct {
 	e      *env
 	verb   string
 	names  []string
 	known  []*salxml.Topic // the topics the definitions know (for the demo feeder)
-	cons   *consumer
-	reg    *registry
-	bus    *sal.Bus // the in-process bus, when no broker is configured
+	back   int             // records to go back from each partition's end at start
+	bus    *sal.Bus
 	feeder *demoFeeder
+	shapes map[int32]shape // by schema id
 }
 
 // kafkaTopic resolves a full Kafka topic name (lsst.SUBNAME.C.T) or
@@ -64,7 +69,7 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	return t.KafkaName(subname), t, nil
 }
 
-func startFollower(e *env, verb string, args []string, back int64, verbose bool) (*follower, error) {
+func startFollower(e *env, verb string, args []string, back int, verbose bool) (*follower, error) {
 	defs, err := loadDefs()
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func startFollower(e *env, verb string, args []string, back int64, verbose bool)
 	if err != nil {
 		return nil, err
 	}
-	f := &follower{e: e, verb: verb}
+	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}}
 	for _, a := range args {
 		kn, t, err := kafkaTopic(e, defs, cfg.Subname, a)
 		if err != nil {
@@ -87,39 +92,29 @@ func startFollower(e *env, verb string, args []string, back int64, verbose bool)
 			f.known = append(f.known, t)
 		}
 	}
-	if len(cfg.Brokers) == 0 {
-		peer := "a built-in writer publishes random records of " + strings.Join(topicNames(f.known), ", ") + " at 20 Hz"
-		if len(f.known) == 0 {
-			peer = "no topic named is in the definitions, so nothing will be written to it"
-		}
-		if f.bus, err = connect(e, verb, defs, verbose, peer); err != nil {
-			return nil, err
-		}
-		cfg = f.bus.Config()
-	} else if cfg.RegistryURL == "" {
-		cfg.RegistryURL = topics.DefaultRegistryURL
+	peer := "a built-in writer publishes random records of " + strings.Join(topicNames(f.known), ", ") + " at 20 Hz"
+	if len(f.known) == 0 {
+		peer = "no topic named is in the definitions, so nothing will be written to it"
 	}
-	f.reg = newRegistry(cfg.RegistryURL)
-	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
-	defer cancel()
-	f.cons, err = newConsumer(ctx, wireFrom(cfg), f.names, back, func(msg string) {
-		fmt.Fprintf(e.stderr, "salctl %s: %s\n", verb, msg)
-	})
-	if err != nil {
-		f.close()
+	if f.bus, err = connect(e, verb, defs, verbose, peer); err != nil {
 		return nil, err
 	}
-	var where []string
-	for k, off := range f.cons.positions() {
-		where = append(where, fmt.Sprintf("%s[%d]@%d", k.topic, k.part, off))
+	from := "the end of each partition"
+	switch {
+	case f.bus.Embedded():
+		// Everything on an in-process bus is this run's: read it all, so
+		// that nothing the feeder writes before Tap starts is missed.
+		f.back, from = fromStart, "the beginning"
+	case back > 0:
+		from = fmt.Sprintf("the last %d records of each partition", back)
 	}
-	slices.Sort(where)
-	if len(where) == 0 {
-		where = []string{"nothing yet"}
-	}
-	// Tests wait for this line before writing.
-	fmt.Fprintf(e.stderr, "salctl %s: listening on %s (from %s) at %s\n", verb, strings.Join(f.names, ", "), strings.Join(where, ", "), strings.Join(cfg.Brokers, ","))
-	if f.bus != nil && len(f.known) > 0 {
+	// Tests wait for this line before writing. Tap looks up where each
+	// partition ends only when it starts, just after: a record written to
+	// an existing topic in those few milliseconds is not shown (Tap does
+	// not say when it is in place). Topics that do not exist yet, and the
+	// in-process bus, are read from their beginnings, so lose nothing.
+	fmt.Fprintf(e.stderr, "salctl %s: listening on %s (from %s) at %s\n", verb, strings.Join(f.names, ", "), from, strings.Join(f.bus.Config().Brokers, ","))
+	if f.bus.Embedded() && len(f.known) > 0 {
 		if f.feeder, err = startDemoFeeder(e.ctx, f.bus, f.known, 20); err != nil {
 			f.close()
 			return nil, err
@@ -132,31 +127,91 @@ func (f *follower) close() {
 	if f.feeder != nil {
 		f.feeder.close()
 	}
-	if f.cons != nil {
-		f.cons.close()
-	}
-	if f.bus != nil {
-		f.bus.Close()
-	}
+	f.bus.Close()
 }
 
-// run polls until ctx ends or handle returns false; tick (may be nil)
-// runs about once a second. Errors are retried for 30 s.
-func (f *follower) run(ctx context.Context, handle func(rawRecord) bool, tick func()) error {
-	var failingSince time.Time
-	var lastTick = time.Now()
-	var lastWarn time.Time
+func (f *follower) notef(format string, args ...any) {
+	fmt.Fprintf(f.e.stderr, "salctl %s: %s\n", f.verb, fmt.Sprintf(format, args...))
+}
+
+// run reads every topic until ctx ends or handle returns false; tick (may
+// be nil) runs about once a second. handle and tick never run at once.
+func (f *follower) run(ctx context.Context, handle func(topics.TapRecord) bool, tick func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	stopped := false
+	fn := func(r topics.TapRecord) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped && !handle(r) {
+			stopped = true
+			cancel()
+		}
+	}
+	// One Tap per topic: a topic that does not exist yet fails Tap, and
+	// must not keep the others from being read while it is waited for.
+	errs := make(chan error, len(f.names))
+	for _, name := range f.names {
+		go func() { errs <- f.tap(ctx, name, fn) }()
+	}
+	var ticks <-chan time.Time
+	if tick != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		ticks = t.C
+	}
+	var firstErr error
+	for pending := len(f.names); pending > 0; {
+		select {
+		case err := <-errs:
+			pending--
+			if err != nil && firstErr == nil {
+				firstErr = err
+				cancel()
+			}
+		case <-ticks:
+			mu.Lock()
+			if !stopped {
+				tick()
+			}
+			mu.Unlock()
+		}
+	}
+	return firstErr
+}
+
+// tap reads one topic with Tap until ctx ends. A topic that does not
+// exist yet is waited for, and read from its beginning once it appears;
+// other errors are retried for 30 s. Retries go through a new Domain each
+// time: the bus's Kafka client keeps a "no such topic" answer for a few
+// seconds (see topics.Domain's watermarks), a new client has no cache.
+func (f *follower) tap(ctx context.Context, name string, fn func(topics.TapRecord)) error {
+	back, waiting := f.back, false
+	var failingSince, lastWarn time.Time
+	d := f.bus.Domain
 	for {
-		recs, err := f.cons.poll(ctx, 250*time.Millisecond)
-		for _, r := range recs {
-			if !handle(r) {
-				return nil
+		var err error
+		if d == nil {
+			d, err = topics.NewDomain(ctx, f.bus.Config())
+		}
+		if err == nil {
+			err = d.Tap(ctx, []string{name}, back, fn)
+			if d != f.bus.Domain {
+				d.Close()
 			}
 		}
+		d = nil
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil {
+		if missingTopic(err) {
+			if !waiting {
+				f.notef("topic %s does not exist yet: waiting for it", name)
+				waiting, back = true, fromStart // when it appears, everything in it is new
+			}
+			failingSince = time.Time{}
+		} else {
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
@@ -164,17 +219,82 @@ func (f *follower) run(ctx context.Context, handle func(rawRecord) bool, tick fu
 				return err
 			}
 			if time.Since(lastWarn) > 5*time.Second {
-				fmt.Fprintf(f.e.stderr, "salctl %s: %v; retrying\n", f.verb, err)
+				f.notef("%v; retrying", err)
 				lastWarn = time.Now()
 			}
-		} else {
-			failingSince = time.Time{}
 		}
-		if tick != nil && time.Since(lastTick) >= time.Second {
-			lastTick = time.Now()
-			tick()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// missingTopic reports whether Tap failed because a topic does not exist
+// (yet). Tap has no error value for that, so this goes by Kafka's error
+// names in the text.
+func missingTopic(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "UNKNOWN_TOPIC_OR_PARTITION") || strings.Contains(s, "LEADER_NOT_AVAILABLE") || strings.Contains(s, "has no partitions")
+}
+
+// shape is what echo shows of a writer schema: its full name, and its
+// fields in order.
+type shape struct {
+	name   string
+	fields []string
+}
+
+func parseShape(text string) shape {
+	var s struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+		Fields    []struct {
+			Name string `json:"name"`
+		} `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		return shape{}
+	}
+	sh := shape{name: s.Name}
+	if s.Namespace != "" && s.Name != "" && !strings.Contains(s.Name, ".") {
+		sh.name = s.Namespace + "." + s.Name
+	}
+	for _, fl := range s.Fields {
+		sh.fields = append(sh.fields, fl.Name)
+	}
+	return sh
+}
+
+// record puts a Tap value's fields in schema order (fields that the
+// schema text does not list, if any, last and sorted).
+func (f *follower) record(r topics.TapRecord) (shape, *record) {
+	sh, ok := f.shapes[r.SchemaID]
+	if !ok && r.Schema != "" {
+		sh = parseShape(r.Schema)
+		f.shapes[r.SchemaID] = sh
+	}
+	if r.Value == nil {
+		return sh, nil
+	}
+	rec := &record{}
+	for _, n := range sh.fields {
+		if v, ok := r.Value[n]; ok {
+			rec.names, rec.values = append(rec.names, n), append(rec.values, v)
+		}
+	}
+	if len(rec.names) < len(r.Value) {
+		for _, n := range slices.Sorted(maps.Keys(r.Value)) {
+			if !slices.Contains(rec.names, n) {
+				rec.names, rec.values = append(rec.names, n), append(rec.values, r.Value[n])
+			}
+		}
+	}
+	return sh, rec
 }
 
 // withTimeout bounds ctx by d (0: no bound).
@@ -201,7 +321,7 @@ func cmdEcho(e *env, args []string) error {
 	n := fs.Int("n", 0, "stop after COUNT records (0: until interrupted)")
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	asJSON := fs.Bool("json", false, "print one JSON object per record")
-	last := fs.Int64("last", 0, "first print the last N records of each partition")
+	last := fs.Int("last", 0, "first print the last N records of each partition")
 	only := fs.String("fields", "", "print only these fields (comma separated)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	pos, err := parseInterleaved(fs, args)
@@ -226,8 +346,8 @@ func cmdEcho(e *env, args []string) error {
 	ctx, cancel := withTimeout(e.ctx, *timeout)
 	defer cancel()
 	count := 0
-	err = f.run(ctx, func(r rawRecord) bool {
-		printRecord(ctx, e, f.reg, r, *asJSON, fields)
+	err = f.run(ctx, func(r topics.TapRecord) bool {
+		f.print(r, *asJSON, fields)
 		count++
 		return *n == 0 || count < *n
 	}, nil)
@@ -243,90 +363,61 @@ func cmdEcho(e *env, args []string) error {
 	return nil
 }
 
-func printRecord(ctx context.Context, e *env, reg *registry, r rawRecord, asJSON bool, fields []string) {
-	ws, val, err := reg.decodeValue(ctx, r.Value)
-	rec, _ := val.(*record)
+// print prints a record: as a JSON line, or as a header line and one
+// line a field.
+func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
+	sh, rec := f.record(r)
 	if rec != nil && len(fields) > 0 {
 		sub := &record{}
 		for _, fn := range fields {
-			sub.names, sub.values = append(sub.names, fn), append(sub.values, rec.get(fn))
+			sub.names, sub.values = append(sub.names, fn), append(sub.values, r.Value[fn])
 		}
 		rec = sub
 	}
+	var b strings.Builder
 	if asJSON {
-		var b strings.Builder
-		fmt.Fprintf(&b, `{"topic":%q,"partition":%d,"offset":%d,"timestamp":%q`, r.Topic, r.Partition, r.Offset, r.Timestamp.UTC().Format(time.RFC3339Nano))
-		if ws != nil {
-			fmt.Fprintf(&b, `,"schema_id":%d,"schema":%q`, ws.id, ws.typ.name)
+		fmt.Fprintf(&b, `{"topic":%q,"partition":%d,"offset":%d`, r.Topic, r.Partition, r.Offset)
+		if r.Schema != "" {
+			fmt.Fprintf(&b, `,"schema_id":%d,"schema":%q`, r.SchemaID, sh.name)
 		}
 		if len(r.Key) > 0 {
 			fmt.Fprintf(&b, `,"key":%s`, strconv.Quote(string(r.Key)))
 		}
-		if err != nil {
-			fmt.Fprintf(&b, `,"error":%q,"raw":%q`, err.Error(), rawText(r.Value))
+		if r.Err != nil {
+			fmt.Fprintf(&b, `,"error":%q,"size":%d`, r.Err.Error(), r.Size)
 		} else {
 			b.WriteString(`,"value":`)
-			if rec != nil {
-				jsonValue(&b, rec)
-			} else {
-				jsonValue(&b, val)
-			}
+			jsonValue(&b, rec)
 		}
 		b.WriteString("}\n")
-		_, _ = fmt.Fprint(e.stdout, b.String())
+		_, _ = fmt.Fprint(f.e.stdout, b.String())
 		return
 	}
-	var b strings.Builder
 	fmt.Fprintf(&b, "--- %s [%d] offset %d", r.Topic, r.Partition, r.Offset)
-	if ws != nil {
-		fmt.Fprintf(&b, ", schema id %d (%s)", ws.id, ws.typ.name)
+	if r.Schema != "" {
+		fmt.Fprintf(&b, ", schema id %d (%s)", r.SchemaID, sh.name)
 	}
 	b.WriteByte('\n')
-	switch {
-	case err != nil:
-		fmt.Fprintf(&b, "cannot decode: %v\nraw: %s\n", err, rawText(r.Value))
-	case rec != nil:
+	if r.Err != nil {
+		fmt.Fprintf(&b, "cannot decode: %v\nsize: %d bytes\n", r.Err, r.Size)
+	} else {
 		for i, n := range rec.names {
 			fmt.Fprintf(&b, "%s: %s\n", n, textValue(rec.values[i]))
 		}
-	default:
-		fmt.Fprintf(&b, "%s\n", textValue(val))
 	}
-	_, _ = fmt.Fprint(e.stdout, b.String())
-}
-
-// rawText shows an undecodable value: as text if printable, else hex.
-func rawText(v []byte) string {
-	printable := true
-	for _, c := range v {
-		if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
-			printable = false
-			break
-		}
-	}
-	if printable {
-		return strconv.Quote(string(v))
-	}
-	if len(v) > 64 {
-		return fmt.Sprintf("%x... (%d bytes)", v[:64], len(v))
-	}
-	return fmt.Sprintf("%x", v)
+	_, _ = fmt.Fprint(f.e.stdout, b.String())
 }
 
 // ---------------------------------------------------------------------
 // hz and bw
 
 // stamp is when a record was published: its private_sndStamp (TAI
-// seconds), else the Kafka record timestamp.
-func stamp(ctx context.Context, reg *registry, r rawRecord) float64 {
-	if _, v, err := reg.decodeValue(ctx, r.Value); err == nil {
-		if rec, ok := v.(*record); ok {
-			if s, ok := rec.get("private_sndStamp").(float64); ok && s > 0 {
-				return s
-			}
-		}
+// seconds), else when it was received (Tap gives no Kafka timestamps).
+func stamp(r topics.TapRecord) float64 {
+	if s, ok := r.Value["private_sndStamp"].(float64); ok && s > 0 {
+		return s
 	}
-	return float64(r.Timestamp.UnixNano()) / 1e9
+	return float64(time.Now().UnixNano()) / 1e9
 }
 
 type hzStats struct {
@@ -414,8 +505,8 @@ func cmdHz(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r rawRecord) bool {
-		stats[r.Topic].add(stamp(ctx, f.reg, r), *window)
+	err = f.run(ctx, func(r topics.TapRecord) bool {
+		stats[r.Topic].add(stamp(r), *window)
 		count++
 		return *n == 0 || count < *n
 	}, func() { report(false) })
@@ -501,10 +592,10 @@ func cmdBw(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r rawRecord) bool {
+	err = f.run(ctx, func(r topics.TapRecord) bool {
 		s := stats[r.Topic]
-		s.sizes = append(s.sizes, len(r.Value))
-		s.total += int64(len(r.Value))
+		s.sizes = append(s.sizes, r.Size)
+		s.total += int64(r.Size)
 		s.count++
 		count++
 		return *n == 0 || count < *n

@@ -14,10 +14,10 @@
 //	go run ./examples/salctl csc Example:1                   # a CSC that accepts every command
 //
 // Definitions come from TS_XML_DIR, or the SDK's embedded Example
-// component. echo, hz and bw need no definitions at all: they fetch each
-// record's writer schema from the registry by the id in its header (the
-// schema-unaware consumer), through a minimal Kafka client of their own
-// (see kafka.go: the module's import rules keep franz-go internal).
+// component. echo, hz and bw need no definitions at all: they read
+// topics by name with the SDK's Tap (topics.Domain.Tap), which decodes
+// each record with its writer's schema, fetched from the registry by the
+// id in its header (the schema-unaware consumer).
 //
 // With no LSST_KAFKA_BROKER_ADDR, verbs that only make sense with another
 // process on the bus (echo, hz, bw, command, state, history) say so and

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -431,6 +433,41 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	if !strings.Contains(lk.text("stderr"), "localkafka: stopping") || lk.err != nil {
 		t.Errorf("localkafka did not stop cleanly on SIGTERM (%v)\n%s", lk.err, lk.dump())
 	}
+}
+
+// TestLocalKafkaPorts starts localkafka on fixed ports, writes to it, and
+// checks that a second one cannot take the same port and that a bad port
+// is refused.
+func TestLocalKafkaPorts(t *testing.T) {
+	t.Parallel()
+	kport, rport := freePort(t), freePort(t)
+	lk := start(t, baseEnv(), "localkafka", "-kafka-port", strconv.Itoa(kport), "-registry-port", strconv.Itoa(rport))
+	m := lk.waitFor("stdout", exportLine)
+	if m[1] != fmt.Sprintf("127.0.0.1:%d", kport) || m[2] != fmt.Sprintf("http://127.0.0.1:%d", rport) {
+		t.Fatalf("localkafka -kafka-port %d -registry-port %d exported %q", kport, rport, m[0])
+	}
+	shared := append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2])
+	r := mustRun(t, shared, "salctl", "pub", "Example", "scalars", `{"int0": 1}`)
+	if !strings.Contains(r.stdout, "published Example.scalars salIndex 1 seqNum 1 to lsst.sal.Example.scalars [0] offset 0") {
+		t.Errorf("pub to localkafka on fixed ports\n%s", r)
+	}
+	if r = run(t, baseEnv(), "localkafka", "-kafka-port", strconv.Itoa(kport)); r.code != 1 || !strings.Contains(r.stderr, "address already in use") {
+		t.Errorf("a second localkafka on port %d: want exit 1, address already in use\n%s", kport, r)
+	}
+	if r = run(t, baseEnv(), "localkafka", "-registry-port", "70000"); r.code != 1 || !strings.Contains(r.stderr, "-registry-port 70000: want a port from 1 to 65535") {
+		t.Errorf("localkafka -registry-port 70000: want exit 1 and the range\n%s", r)
+	}
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // TestRealBroker runs write, read and salctl echo against the bus of the
