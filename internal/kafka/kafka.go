@@ -144,7 +144,12 @@ func ping(ctx context.Context, cl *kgo.Client) error {
 // Produce sends a record asynchronously; done runs once the broker
 // acknowledged it (or it failed), on a franz-go goroutine, serially.
 func (p *Producer) Produce(ctx context.Context, topic string, key, value []byte, done func(partition int32, offset int64, err error)) {
-	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: ctx}
+	// The record's own context must not be cancelable: when a buffered
+	// record's context ends, franz-go fails every record buffered for that
+	// partition, so a command handler's cancelled context would take the
+	// CMD_ABORTED ack written after it down too. ctx only bounds waiting
+	// for buffer space here; callers bound their wait for the ack.
+	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: context.WithoutCancel(ctx)}
 	p.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
 		if done != nil {
 			done(r.Partition, r.Offset, err)
