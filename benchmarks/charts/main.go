@@ -105,6 +105,10 @@ func run(in, out string, extra []string) error {
 		for _, name := range order {
 			if vs := values[name][c.metric]; len(vs) > 0 && re.MatchString(name) {
 				bars = append(bars, bar{name, median(vs), len(vs)})
+				// A baseline measured in the same benchmark ("raw-msgs/s").
+				if rs := values[name]["raw-"+c.metric]; len(rs) > 0 {
+					bars = append(bars, bar{name + " (raw)", median(rs), len(rs)})
+				}
 			}
 		}
 		if len(bars) == 0 {
