@@ -1,6 +1,7 @@
 package xml
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -432,4 +433,28 @@ func (c *Component) add(t *Topic) error {
 	c.byName[t.SALName] = t
 	c.Topics = append(c.Topics, t)
 	return nil
+}
+
+// ErrUnknownTopic is matched by the error of FindTopic.
+var ErrUnknownTopic = errors.New("unknown SAL topic")
+
+// FindTopic returns the topic named by its SAL name (logevent_x,
+// command_x, a telemetry name, ackcmd) or its salobj attribute name (evt_x,
+// cmd_x, tel_x, ack_ackcmd); the error for an unknown name lists the close
+// matches.
+func (c *Component) FindTopic(name string) (*Topic, error) {
+	if t := c.byName[name]; t != nil {
+		return t, nil
+	}
+	var cands []string
+	for _, t := range c.Topics {
+		if t.AttrName() == name {
+			return t, nil
+		}
+		cands = append(cands, t.SALName, t.AttrName())
+	}
+	if cl := Closest(name, cands); len(cl) > 0 {
+		return nil, fmt.Errorf("xml: %w: %s has no topic %q (did you mean %s?)", ErrUnknownTopic, c.Name, name, strings.Join(cl, ", "))
+	}
+	return nil, fmt.Errorf("xml: %w: %s has no topic %q (%d topics)", ErrUnknownTopic, c.Name, name, len(c.Topics))
 }

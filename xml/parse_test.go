@@ -292,3 +292,16 @@ func FuzzParseComponent(f *testing.F) {
 		}
 	})
 }
+
+func TestFindTopic(t *testing.T) {
+	c, _ := salxml.Embedded().Component("Example")
+	for _, name := range []string{"logevent_scalars", "evt_scalars", "tel_status", "status", "cmd_setScalars", "ack_ackcmd"} {
+		if _, err := c.FindTopic(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	_, err := c.FindTopic("evt_scalar")
+	if !errors.Is(err, salxml.ErrUnknownTopic) || !strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("got %v", err)
+	}
+}
