@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -38,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -50,33 +50,12 @@ Reports the historical sample per SAL index of each event topic, then prints
 each new record (JSON lines with -json), or with -t one timing summary:
   N records read in S s, R records/sec; latency ms: mean, stdev, min, max, p50, p99;
   L records lost (seqNum gaps).
-TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
-attribute name (evt_x, cmd_x, tel_x).
-
+` + cli.TopicNames + `
 flags:
 `
 
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
-
 func main() {
-	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	if err == nil {
-		return
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	fmt.Fprintln(os.Stderr, "read:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(os.Stderr, "run 'read -h' for usage")
-		os.Exit(2)
-	}
-	os.Exit(1)
+	cli.Exit("read", run(os.Args[1:], os.Stdout, os.Stderr), true)
 }
 
 type options struct {
@@ -107,37 +86,37 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.json, "json", false, "print records (and the -t summary) as JSON lines")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop after this long (0: no limit)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) < 2 {
-		return usagef("want COMPONENT TOPIC..., got %d arguments %q", len(pos), pos)
+		return cli.Usagef("want COMPONENT TOPIC..., got %d arguments %q", len(pos), pos)
 	}
 	if o.n < 0 || o.history < -1 || o.timeout < 0 {
-		return usagef("-n, -history and -timeout must be >= 0")
+		return cli.Usagef("-n, -history and -timeout must be >= 0")
 	}
 	defs, err := salxml.FromEnv()
 	if err != nil {
 		return err
 	}
-	comp, err := findComponent(defs, pos[0])
+	comp, err := cli.FindComponent(defs, pos[0], "; set TS_XML_DIR for ts_xml's")
 	if err != nil {
 		return err
 	}
 	var tops []*salxml.Topic
 	for _, name := range pos[1:] {
-		t, err := findTopic(comp, name)
+		t, err := cli.FindTopic(comp, name, cli.ListedBySalctl(comp))
 		if err != nil {
 			return err
 		}
 		if slices.Contains(tops, t) {
-			return usagef("topic %s given twice", t.SALName)
+			return cli.Usagef("topic %s given twice", t.SALName)
 		}
 		tops = append(tops, t)
 	}
 	if err := comp.CheckIndex(o.index); err != nil {
-		return usagef("-index %d: %v", o.index, err)
+		return cli.Usagef("-index %d: %v", o.index, err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -147,12 +126,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	log := slog.New(&quietHandler{Handler: slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}), last: map[string]time.Time{}, skipped: map[string]int{}})
-	opts := []sal.Option{sal.WithDefinitions(defs), sal.WithLogger(log)}
+	log := slog.New(&quietHandler{Handler: cli.LogHandler(stderr, *verbose), last: map[string]time.Time{}, skipped: map[string]int{}})
+	var opts []sal.Option
 	if o.history > 0 && comp.Indexed {
 		// The look-back of an indexed component's history is the bus's
 		// LSST_MAX_HISTORY_READ; -history overrides it.
@@ -160,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	bus, err := sal.Connect(cctx, opts...)
+	bus, err := cli.Connect(ctx, defs, log, opts...)
 	if err != nil {
 		return err
 	}
@@ -252,7 +227,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var count atomic.Int64
-	stopProgress := progress(stderr, o.n, &count)
+	of := ""
+	if o.n > 0 {
+		of = "/" + strconv.Itoa(o.n)
+	}
+	var prev int64
+	stopProgress := cli.Progress(stderr, func() string {
+		now := count.Load()
+		defer func() { prev = now }()
+		return fmt.Sprintf("read: %d%s records, %d records/sec (last second)", now, of, now-prev)
+	})
 	var (
 		lat         []float64
 		first, last time.Time
@@ -331,21 +315,10 @@ func printTiming(w io.Writer, asJSON bool, n int, secs float64, lat []float64, s
 		t.RecordsSec = float64(n-1) / secs
 	}
 	if len(lat) > 0 {
-		slices.Sort(lat)
-		var sum float64
-		for _, l := range lat {
-			sum += l
-		}
-		mean := sum / float64(len(lat))
-		var ss float64
-		for _, l := range lat {
-			ss += (l - mean) * (l - mean)
-		}
-		pct := func(p float64) float64 { return lat[min(int(float64(len(lat))*p), len(lat)-1)] * 1e3 }
-		t.MeanMs = mean * 1e3
-		t.StdevMs = math.Sqrt(ss/float64(len(lat))) * 1e3 // population stdev, as numpy's std
-		t.MinMs, t.MaxMs = lat[0]*1e3, lat[len(lat)-1]*1e3
-		t.P50Ms, t.P99Ms = pct(0.5), pct(0.99)
+		s := cli.Summarize(lat)
+		t.MeanMs, t.StdevMs = s.Mean*1e3, s.Stdev*1e3
+		t.MinMs, t.MaxMs = s.Min*1e3, s.Max*1e3
+		t.P50Ms, t.P99Ms = s.Pct(0.5)*1e3, s.Pct(0.99)*1e3
 	}
 	if asJSON {
 		_ = json.NewEncoder(w).Encode(t)
@@ -366,7 +339,7 @@ func newPrinter(w io.Writer, asJSON bool) *printer { return &printer{w: w, json:
 func (p *printer) history(t *salxml.Topic, rec map[string]any, now float64, timingOnly bool) {
 	snd, _ := rec["private_sndStamp"].(float64)
 	if p.json {
-		fmt.Fprintf(p.w, `{"topic":%q,"historical":true,"data":%s}`+"\n", t.String(), recordJSON(t, rec))
+		fmt.Fprintf(p.w, `{"topic":%q,"historical":true,"data":%s}`+"\n", t.String(), cli.FieldsJSON(t, rec))
 		return
 	}
 	idx := ""
@@ -375,90 +348,16 @@ func (p *printer) history(t *salxml.Topic, rec map[string]any, now float64, timi
 	}
 	fmt.Fprintf(p.w, "history %s:%s private_seqNum %v, private_sndStamp %.6f, data age %.3f s\n", t, idx, rec["private_seqNum"], snd, now-snd)
 	if !timingOnly {
-		fmt.Fprintf(p.w, "  %s\n", recordJSON(t, rec))
+		fmt.Fprintf(p.w, "  %s\n", cli.FieldsJSON(t, rec))
 	}
 }
 
 func (p *printer) record(t *salxml.Topic, rec map[string]any, i int) {
 	if p.json {
-		fmt.Fprintf(p.w, `{"topic":%q,"historical":false,"data":%s}`+"\n", t.String(), recordJSON(t, rec))
+		fmt.Fprintf(p.w, `{"topic":%q,"historical":false,"data":%s}`+"\n", t.String(), cli.FieldsJSON(t, rec))
 		return
 	}
-	fmt.Fprintf(p.w, "read [%d] %s: %s\n", i, t, recordJSON(t, rec))
-}
-
-// recordJSON renders rec as a JSON object with the topic's fields in wire
-// order; NaN and infinities, which JSON lacks, become strings.
-func recordJSON(t *salxml.Topic, rec map[string]any) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, f := range t.Fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(f.Name))
-		b.WriteByte(':')
-		writeValue(&b, rec[f.Name])
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func writeValue(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case float32:
-		writeFloat(b, float64(x), 32)
-	case float64:
-		writeFloat(b, x, 64)
-	case []float32:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeFloat(b, float64(e), 32)
-		}
-		b.WriteByte(']')
-	case []float64:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeFloat(b, e, 64)
-		}
-		b.WriteByte(']')
-	case []uint8: // json would write base64
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(int(e)))
-		}
-		b.WriteByte(']')
-	default:
-		j, err := json.Marshal(x)
-		if err != nil {
-			j = []byte(strconv.Quote(fmt.Sprint(x)))
-		}
-		b.Write(j)
-	}
-}
-
-func writeFloat(b *strings.Builder, f float64, bits int) {
-	switch {
-	case math.IsNaN(f):
-		b.WriteString(`"NaN"`)
-	case math.IsInf(f, 1):
-		b.WriteString(`"Infinity"`)
-	case math.IsInf(f, -1):
-		b.WriteString(`"-Infinity"`)
-	case f == 0 || (math.Abs(f) >= 1e-4 && math.Abs(f) < 1e16):
-		b.WriteString(strconv.FormatFloat(f, 'f', -1, bits)) // timestamps read better without an exponent
-	default:
-		b.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
-	}
+	fmt.Fprintf(p.w, "read [%d] %s: %s\n", i, t, cli.FieldsJSON(t, rec))
 }
 
 // feeder is the built-in writer used on the in-process bus: one
@@ -574,37 +473,6 @@ func (h *quietHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-// progress prints the count read once a second on stderr, once the run has
-// lasted 3 seconds. The returned function stops it.
-func progress(stderr io.Writer, want int, count *atomic.Int64) func() {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		var prev int64
-		for tick := 0; ; tick++ {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			now := count.Load()
-			if tick >= 2 {
-				of := ""
-				if want > 0 {
-					of = "/" + strconv.Itoa(want)
-				}
-				fmt.Fprintf(stderr, "read: %d%s records, %d records/sec (last second)\n", now, of, now-prev)
-			}
-			prev = now
-		}
-	}()
-	return func() { close(stop); wg.Wait() }
-}
-
 func names(tops []*salxml.Topic) []string {
 	out := make([]string, len(tops))
 	for i, t := range tops {
@@ -619,55 +487,4 @@ func kafkaNames(tops []*salxml.Topic, subname string) []string {
 		out[i] = t.KafkaName(subname)
 	}
 	return out
-}
-
-// findComponent returns the named component, or a usage error listing
-// the close matches.
-func findComponent(defs *salxml.Definitions, name string) (*salxml.Component, error) {
-	if !defs.Has(name) {
-		if c := salxml.Closest(name, defs.Names()); len(c) > 0 {
-			return nil, usagef("unknown component %q (did you mean %s?)", name, strings.Join(c, ", "))
-		}
-		return nil, usagef("unknown component %q: %s defines %d components; set TS_XML_DIR for ts_xml's", name, defs.Dir, len(defs.Names()))
-	}
-	return defs.Component(name)
-}
-
-// findTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
-// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd).
-func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
-	if t := c.Topic(name); t != nil {
-		return t, nil
-	}
-	var cands []string
-	for _, t := range c.Topics {
-		if t.AttrName() == name {
-			return t, nil
-		}
-		cands = append(cands, t.SALName, t.AttrName())
-	}
-	if cl := salxml.Closest(name, cands); len(cl) > 0 {
-		return nil, usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
-	}
-	return nil, usagef("%s has no topic %q; its %d topics are listed by: go run ./examples/salctl topics %s", c.Name, name, len(c.Topics), c.Name)
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns the positional ones.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
@@ -26,10 +27,10 @@ func parseJSONObject(s string) (map[string]any, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return nil, usagef("%q is not a JSON object of field values: %v", s, err)
+		return nil, cli.Usagef("%q is not a JSON object of field values: %v", s, err)
 	}
 	if dec.More() {
-		return nil, usagef("%q: text after the JSON object", s)
+		return nil, cli.Usagef("%q: text after the JSON object", s)
 	}
 	if m == nil {
 		m = map[string]any{}
@@ -47,7 +48,7 @@ func cmdPub(e *env, args []string) error {
 	rate := fs.Float64("rate", 1, "records per second when -n > 1")
 	asJSON := fs.Bool("json", false, "print what was written as JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func cmdPub(e *env, args []string) error {
 		return err
 	}
 	if *n < 1 || *rate <= 0 {
-		return usagef("-n must be >= 1 and -rate > 0")
+		return cli.Usagef("-n must be >= 1 and -rate > 0")
 	}
 	defs, err := loadDefs()
 	if err != nil {
@@ -80,11 +81,11 @@ func cmdPub(e *env, args []string) error {
 		return fieldHints(t, err)
 	}
 	idx := *index
-	if !isSet(fs, "index") {
+	if !cli.IsSet(fs, "index") {
 		idx = demoIndex(c, 0)
 	}
 	if err := c.CheckIndex(idx); err != nil {
-		return usagef("-index %d: %v", idx, err)
+		return cli.Usagef("-index %d: %v", idx, err)
 	}
 	bus, err := connect(e, "pub", defs, *verbose, "")
 	if err != nil {
@@ -123,7 +124,7 @@ func cmdPub(e *env, args []string) error {
 		}
 		if *asJSON {
 			fmt.Fprintf(e.stdout, `{"topic":%q,"kafka_topic":%q,"partition":%d,"offset":%d,"latency_ms":%.3f,"data":%s}`+"\n",
-				t.String(), kname, res.Partition, res.Offset, float64(res.Latency)/1e6, fieldsJSON(t, rec))
+				t.String(), kname, res.Partition, res.Offset, float64(res.Latency)/1e6, cli.FieldsJSON(t, rec))
 			continue
 		}
 		idxs := ""
@@ -164,7 +165,7 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -180,15 +181,15 @@ func cmdCommand(e *env, args []string) error {
 		return err
 	}
 	if c.Indexed && !hasIdx {
-		return usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
+		return cli.Usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
 	}
 	name := bareCommand(pos[1])
 	if c.Command(name) == nil {
 		names := c.CommandNames()
 		if cl := salxml.Closest(name, names); len(cl) > 0 {
-			return usagef("%s has no command %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
+			return cli.Usagef("%s has no command %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
 		}
-		return usagef("%s has no command %q; its commands: %s", c.Name, name, strings.Join(names, ", "))
+		return cli.Usagef("%s has no command %q; its commands: %s", c.Name, name, strings.Join(names, ", "))
 	}
 	params := map[string]any{}
 	if len(pos) == 3 {
@@ -311,9 +312,9 @@ func parseState(s string) (controller.State, error) {
 	}
 	names := slices.Sorted(maps.Keys(stateNames))
 	if cl := salxml.Closest(strings.ToUpper(s), names); len(cl) > 0 {
-		return 0, usagef("unknown state %q (did you mean %s?)", s, strings.Join(cl, ", "))
+		return 0, cli.Usagef("unknown state %q (did you mean %s?)", s, strings.Join(cl, ", "))
 	}
-	return 0, usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
+	return 0, cli.Usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 func stateOf(rec map[string]any) controller.State {
@@ -326,7 +327,7 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -342,7 +343,7 @@ func cmdState(e *env, args []string) error {
 		return err
 	}
 	if c.Event("summaryState") == nil {
-		return usagef("%s has no summaryState event: not a CSC", c.Name)
+		return cli.Usagef("%s has no summaryState event: not a CSC", c.Name)
 	}
 	var target controller.State
 	if len(pos) == 2 {
@@ -350,7 +351,7 @@ func cmdState(e *env, args []string) error {
 			return err
 		}
 		if c.Indexed && !hasIdx {
-			return usagef("%s is indexed: give COMPONENT:INDEX to change a CSC's state, e.g. %s:1", c.Name, c.Name)
+			return cli.Usagef("%s is indexed: give COMPONENT:INDEX to change a CSC's state, e.g. %s:1", c.Name, c.Name)
 		}
 	}
 	peerIdx := demoIndex(c, idx)
@@ -476,7 +477,7 @@ func describe(steps []step) string {
 func cmdCSC(e *env, args []string) error {
 	fs := flags(e, "csc")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -492,7 +493,7 @@ func cmdCSC(e *env, args []string) error {
 		return err
 	}
 	if c.Indexed && !hasIdx {
-		return usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
+		return cli.Usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
 	}
 	bus, err := connect(e, "csc", defs, *verbose, "only this process can command it")
 	if err != nil {
@@ -527,7 +528,7 @@ func cmdHistory(e *env, args []string) error {
 	depth := fs.Int("depth", 0, "look back this many records (default $LSST_MAX_HISTORY_READ, else 500)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -535,7 +536,7 @@ func cmdHistory(e *env, args []string) error {
 		return err
 	}
 	if *depth < 0 {
-		return usagef("-depth must be >= 0")
+		return cli.Usagef("-depth must be >= 0")
 	}
 	defs, err := loadDefs()
 	if err != nil {
@@ -550,7 +551,7 @@ func cmdHistory(e *env, args []string) error {
 		return err
 	}
 	if err := c.CheckIndex(*index); err != nil {
-		return usagef("-index %d: %v", *index, err)
+		return cli.Usagef("-index %d: %v", *index, err)
 	}
 	var opts []sal.Option
 	if *depth > 0 {
@@ -618,7 +619,7 @@ func cmdHistory(e *env, args []string) error {
 	for _, rec := range recs {
 		snd, _ := rec["private_sndStamp"].(float64)
 		if *asJSON {
-			fmt.Fprintf(e.stdout, `{"topic":%q,"salIndex":%d,"age_s":%.3f,"data":%s}`+"\n", t.String(), asInt(rec["salIndex"]), now-snd, fieldsJSON(t, rec))
+			fmt.Fprintf(e.stdout, `{"topic":%q,"salIndex":%d,"age_s":%.3f,"data":%s}`+"\n", t.String(), asInt(rec["salIndex"]), now-snd, cli.FieldsJSON(t, rec))
 			continue
 		}
 		idx := ""
@@ -626,7 +627,7 @@ func cmdHistory(e *env, args []string) error {
 			idx = fmt.Sprintf(" salIndex %d:", asInt(rec["salIndex"]))
 		}
 		fmt.Fprintf(e.stdout, "history %s:%s private_seqNum %v, private_sndStamp %.6f, data age %.3f s\n  %s\n",
-			t, idx, rec["private_seqNum"], snd, now-snd, fieldsJSON(t, rec))
+			t, idx, rec["private_seqNum"], snd, now-snd, cli.FieldsJSON(t, rec))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -41,13 +42,13 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	if strings.HasPrefix(arg, "lsst.") {
 		parts := strings.SplitN(arg, ".", 4)
 		if len(parts) != 4 || parts[2] == "" || parts[3] == "" {
-			return "", nil, usagef("%q: want lsst.SUBNAME.COMPONENT.TOPIC or COMPONENT.TOPIC", arg)
+			return "", nil, cli.Usagef("%q: want lsst.SUBNAME.COMPONENT.TOPIC or COMPONENT.TOPIC", arg)
 		}
 		comp, tname, kname = parts[2], parts[3], arg
 	} else {
 		var ok bool
 		if comp, tname, ok = strings.Cut(arg, "."); !ok || comp == "" || tname == "" {
-			return "", nil, usagef("%q: want COMPONENT.TOPIC (e.g. Example.scalars, Example.evt_summaryState) or a full Kafka topic name", arg)
+			return "", nil, cli.Usagef("%q: want COMPONENT.TOPIC (e.g. Example.scalars, Example.evt_summaryState) or a full Kafka topic name", arg)
 		}
 		kname = "lsst." + subname + "." + comp + "." + salName(tname)
 	}
@@ -85,7 +86,7 @@ func startFollower(e *env, verb string, args []string, back int, verbose bool) (
 			return nil, err
 		}
 		if slices.Contains(f.names, kn) {
-			return nil, usagef("topic %s given twice", kn)
+			return nil, cli.Usagef("topic %s given twice", kn)
 		}
 		f.names = append(f.names, kn)
 		if t != nil {
@@ -272,7 +273,7 @@ func parseShape(text string) shape {
 
 // record puts a Tap value's fields in schema order (fields that the
 // schema text does not list, if any, last and sorted).
-func (f *follower) record(r topics.TapRecord) (shape, *record) {
+func (f *follower) record(r topics.TapRecord) (shape, *cli.Record) {
 	sh, ok := f.shapes[r.SchemaID]
 	if !ok && r.Schema != "" {
 		sh = parseShape(r.Schema)
@@ -281,16 +282,16 @@ func (f *follower) record(r topics.TapRecord) (shape, *record) {
 	if r.Value == nil {
 		return sh, nil
 	}
-	rec := &record{}
+	rec := &cli.Record{}
 	for _, n := range sh.fields {
 		if v, ok := r.Value[n]; ok {
-			rec.names, rec.values = append(rec.names, n), append(rec.values, v)
+			rec.Names, rec.Values = append(rec.Names, n), append(rec.Values, v)
 		}
 	}
-	if len(rec.names) < len(r.Value) {
+	if len(rec.Names) < len(r.Value) {
 		for _, n := range slices.Sorted(maps.Keys(r.Value)) {
-			if !slices.Contains(rec.names, n) {
-				rec.names, rec.values = append(rec.names, n), append(rec.values, r.Value[n])
+			if !slices.Contains(rec.Names, n) {
+				rec.Names, rec.Values = append(rec.Names, n), append(rec.Values, r.Value[n])
 			}
 		}
 	}
@@ -324,7 +325,7 @@ func cmdEcho(e *env, args []string) error {
 	last := fs.Int("last", 0, "first print the last N records of each partition")
 	only := fs.String("fields", "", "print only these fields (comma separated)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func cmdEcho(e *env, args []string) error {
 		return err
 	}
 	if *n < 0 || *last < 0 {
-		return usagef("-n and -last must be >= 0")
+		return cli.Usagef("-n and -last must be >= 0")
 	}
 	var fields []string
 	if *only != "" {
@@ -368,9 +369,9 @@ func cmdEcho(e *env, args []string) error {
 func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 	sh, rec := f.record(r)
 	if rec != nil && len(fields) > 0 {
-		sub := &record{}
+		sub := &cli.Record{}
 		for _, fn := range fields {
-			sub.names, sub.values = append(sub.names, fn), append(sub.values, r.Value[fn])
+			sub.Names, sub.Values = append(sub.Names, fn), append(sub.Values, r.Value[fn])
 		}
 		rec = sub
 	}
@@ -387,7 +388,7 @@ func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 			fmt.Fprintf(&b, `,"error":%q,"size":%d`, r.Err.Error(), r.Size)
 		} else {
 			b.WriteString(`,"value":`)
-			jsonValue(&b, rec)
+			cli.JSONValue(&b, rec)
 		}
 		b.WriteString("}\n")
 		_, _ = fmt.Fprint(f.e.stdout, b.String())
@@ -401,8 +402,8 @@ func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 	if r.Err != nil {
 		fmt.Fprintf(&b, "cannot decode: %v\nsize: %d bytes\n", r.Err, r.Size)
 	} else {
-		for i, n := range rec.names {
-			fmt.Fprintf(&b, "%s: %s\n", n, textValue(rec.values[i]))
+		for i, n := range rec.Names {
+			fmt.Fprintf(&b, "%s: %s\n", n, cli.TextValue(rec.Values[i]))
 		}
 	}
 	_, _ = fmt.Fprint(f.e.stdout, b.String())
@@ -443,21 +444,11 @@ func (h *hzStats) report() (rate, lo, hi, sd float64, ok bool) {
 	if len(h.deltas) == 0 {
 		return 0, 0, 0, 0, false
 	}
-	var sum float64
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, d := range h.deltas {
-		sum += d
-		lo, hi = min(lo, d), max(hi, d)
+	s := cli.Summarize(h.deltas)
+	if s.Mean > 0 {
+		rate = 1 / s.Mean
 	}
-	mean := sum / float64(len(h.deltas))
-	for _, d := range h.deltas {
-		sd += (d - mean) * (d - mean)
-	}
-	sd = math.Sqrt(sd / float64(len(h.deltas)))
-	if mean > 0 {
-		rate = 1 / mean
-	}
-	return rate, lo, hi, sd, true
+	return rate, s.Min, s.Max, s.Stdev, true
 }
 
 func cmdHz(e *env, args []string) error {
@@ -467,7 +458,7 @@ func cmdHz(e *env, args []string) error {
 	window := fs.Int("window", 10000, "number of intervals averaged")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -529,7 +520,7 @@ func cmdBw(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -40,8 +39,8 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
-	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -77,26 +76,11 @@ func init() {
 	}
 }
 
-// usageError is a mistake on the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(&env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
 	stop()
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "salctl:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		os.Exit(2)
-	}
-	os.Exit(1)
+	cli.Exit("salctl", err, false)
 }
 
 func usage(w io.Writer) {
@@ -114,7 +98,7 @@ func usage(w io.Writer) {
 func run(e *env, args []string) error {
 	if len(args) == 0 {
 		usage(e.stderr)
-		return usageError{"no verb given"}
+		return cli.UsageError{Msg: "no verb given"}
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
@@ -129,10 +113,10 @@ func run(e *env, args []string) error {
 		names = append(names, v.name)
 	}
 	if c := salxml.Closest(name, names); len(c) > 0 {
-		return usagef("unknown verb %q (did you mean %s?)", name, strings.Join(c, ", "))
+		return cli.Usagef("unknown verb %q (did you mean %s?)", name, strings.Join(c, ", "))
 	}
 	usage(e.stderr)
-	return usagef("unknown verb %q", name)
+	return cli.Usagef("unknown verb %q", name)
 }
 
 // flags is a verb's flag set, with the usage line of the verb.
@@ -150,36 +134,9 @@ func flags(e *env, name string) *flag.FlagSet {
 	return fs
 }
 
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns the positional ones.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// isSet reports whether the flag was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
 func wantArgs(pos []string, lo, hi int, what string) error {
 	if len(pos) < lo || (hi >= 0 && len(pos) > hi) {
-		return usagef("want %s, got %d arguments %q", what, len(pos), pos)
+		return cli.Usagef("want %s, got %d arguments %q", what, len(pos), pos)
 	}
 	return nil
 }
@@ -192,32 +149,13 @@ func loadDefs() (*salxml.Definitions, error) { return salxml.FromEnv() }
 // findComponent returns the named component, or a usage error listing
 // the close matches.
 func findComponent(defs *salxml.Definitions, name string) (*salxml.Component, error) {
-	if !defs.Has(name) {
-		if c := salxml.Closest(name, defs.Names()); len(c) > 0 {
-			return nil, usagef("unknown component %q (did you mean %s?)", name, strings.Join(c, ", "))
-		}
-		return nil, usagef("unknown component %q: %s defines %d components (salctl components lists them; set TS_XML_DIR for ts_xml's)", name, defs.Dir, len(defs.Names()))
-	}
-	return defs.Component(name)
+	return cli.FindComponent(defs, name, " (salctl components lists them; set TS_XML_DIR for ts_xml's)")
 }
 
-// findTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
-// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd).
+// findTopic resolves a SAL name or an attribute name, or returns a usage
+// error listing the close matches.
 func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
-	if t := c.Topic(name); t != nil {
-		return t, nil
-	}
-	var cands []string
-	for _, t := range c.Topics {
-		if t.AttrName() == name {
-			return t, nil
-		}
-		cands = append(cands, t.SALName, t.AttrName())
-	}
-	if cl := salxml.Closest(name, cands); len(cl) > 0 {
-		return nil, usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
-	}
-	return nil, usagef("%s has no topic %q (salctl topics %s lists its %d topics)", c.Name, name, c.Name, len(c.Topics))
+	return cli.FindTopic(c, name, fmt.Sprintf(" (salctl topics %s lists its %d topics)", c.Name, len(c.Topics)))
 }
 
 // salName turns an attribute name into a SAL name, without definitions.
@@ -245,11 +183,11 @@ func parseInstance(defs *salxml.Definitions, s string) (*salxml.Component, int, 
 	idx := 0
 	if hasIdx {
 		if idx, err = strconv.Atoi(idxs); err != nil || idx < 0 {
-			return nil, 0, false, usagef("%q: the SAL index must be a number >= 0", s)
+			return nil, 0, false, cli.Usagef("%q: the SAL index must be a number >= 0", s)
 		}
 	}
 	if err := comp.CheckIndex(idx); err != nil {
-		return nil, 0, false, usagef("%s: %v", s, err)
+		return nil, 0, false, cli.Usagef("%s: %v", s, err)
 	}
 	return comp, idx, hasIdx, nil
 }
@@ -257,22 +195,11 @@ func parseInstance(defs *salxml.Definitions, s string) (*salxml.Component, int, 
 // ---------------------------------------------------------------------
 // The bus.
 
-func logger(e *env, verbose bool) *slog.Logger {
-	level := slog.LevelWarn
-	if verbose {
-		level = slog.LevelInfo
-	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
-}
-
 // connect connects to the bus of the LSST_* variables, or starts an
 // in-process one; peer says what this verb does about the in-process case
 // ("" when it needs nobody else).
 func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer string, opts ...sal.Option) (*sal.Bus, error) {
-	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
-	defer cancel()
-	opts = append([]sal.Option{sal.WithDefinitions(defs), sal.WithLogger(logger(e, verbose))}, opts...)
-	bus, err := sal.Connect(ctx, opts...)
+	bus, err := cli.Connect(e.ctx, defs, cli.Logger(e.stderr, verbose), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +219,7 @@ func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer s
 func cmdComponents(e *env, args []string) error {
 	fs := flags(e, "components")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -337,7 +264,7 @@ func cmdTopics(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per topic")
 	private := fs.Bool("private", false, "include the private fields (salIndex, private_*)")
 	kind := fs.String("kind", "", "only topics of this kind: command, event, telemetry or ackcmd")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -354,7 +281,7 @@ func cmdTopics(e *env, args []string) error {
 	}
 	kinds := []string{"command", "event", "telemetry", "ackcmd"}
 	if *kind != "" && !slices.Contains(kinds, *kind) {
-		return usagef("-kind %q: want one of %s", *kind, strings.Join(kinds, ", "))
+		return cli.Usagef("-kind %q: want one of %s", *kind, strings.Join(kinds, ", "))
 	}
 	if !*asJSON {
 		idx := "not indexed"
@@ -418,7 +345,7 @@ func cmdSchema(e *env, args []string) error {
 	fs := flags(e, "schema")
 	subname := fs.String("subname", "", "topic subname for the -info line (default $LSST_TOPIC_SUBNAME, else sal)")
 	info := fs.Bool("info", false, "first print the Kafka topic, subject and revCode on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
@@ -457,51 +384,6 @@ func oneLine(s string, max int) string {
 		s = s[:max-3] + "..."
 	}
 	return s
-}
-
-// fieldsJSON renders an SDK record with the topic's fields in wire order.
-func fieldsJSON(t *salxml.Topic, rec map[string]any) string {
-	r := &record{}
-	for _, f := range t.Fields {
-		v := rec[f.Name]
-		switch x := v.(type) { // the generic renderer's shapes
-		case []uint8:
-			v = []byte(x)
-		}
-		r.names, r.values = append(r.names, f.Name), append(r.values, sliceAny(v))
-	}
-	return toJSON(r)
-}
-
-// sliceAny turns a typed slice into []any for the renderer.
-func sliceAny(v any) any {
-	switch x := v.(type) {
-	case []bool:
-		return anys(x)
-	case []int16:
-		return anys(x)
-	case []int32:
-		return anys(x)
-	case []int64:
-		return anys(x)
-	case []uint16:
-		return anys(x)
-	case []uint32:
-		return anys(x)
-	case []float32:
-		return anys(x)
-	case []float64:
-		return anys(x)
-	}
-	return v
-}
-
-func anys[T any](s []T) []any {
-	out := make([]any, len(s))
-	for i, x := range s {
-		out[i] = x
-	}
-	return out
 }
 
 // fieldHints adds, to a validation error, the fields close to unknown ones.

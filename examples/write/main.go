@@ -30,7 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -42,6 +41,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -53,34 +53,12 @@ const usageText = `usage: write COMPONENT TOPIC [flags]
 Writes COUNT generated records of TOPIC and prints one summary line:
   N records sent, X records/sec (Y MB/sec), A ms avg latency, M ms max latency,
   P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th.
-TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
-attribute name (evt_x, cmd_x, tel_x).
-
+` + cli.TopicNames + `
 flags:
 `
 
-// usageError is a mistake on the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
-
 func main() {
-	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	if err == nil {
-		return
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	fmt.Fprintln(os.Stderr, "write:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(os.Stderr, "run 'write -h' for usage")
-		os.Exit(2)
-	}
-	os.Exit(1)
+	cli.Exit("write", run(os.Args[1:], os.Stdout, os.Stderr), true)
 }
 
 // summary is the final report; its JSON form is what -json prints.
@@ -121,66 +99,61 @@ func run(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	seed := fs.Uint64("seed", 0, "random seed (0: a random one)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 2 {
-		return usagef("want COMPONENT TOPIC, got %d arguments %q", len(pos), pos)
+		return cli.Usagef("want COMPONENT TOPIC, got %d arguments %q", len(pos), pos)
 	}
 	if *n < 0 {
-		return usagef("-n %d: must be >= 0", *n)
+		return cli.Usagef("-n %d: must be >= 0", *n)
 	}
 	if *rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0) {
-		return usagef("-rate %v: must be a finite number >= 0", *rate)
+		return cli.Usagef("-rate %v: must be a finite number >= 0", *rate)
 	}
 	switch *acks {
 	case "", "0", "1", "all":
 	default:
-		return usagef("-acks %q: want 0, 1 or all", *acks)
+		return cli.Usagef("-acks %q: want 0, 1 or all", *acks)
 	}
 	switch *validation {
 	case "full":
 	case "none":
-		return usagef("-validation none is not available: the SDK validates every record it writes (topics.Writer.Write and WriteAsync always run validate.Validator.Validate), so the numbers always include validation")
+		return cli.Usagef("-validation none is not available: the SDK validates every record it writes (topics.Writer.Write and WriteAsync always run validate.Validator.Validate), so the numbers always include validation")
 	default:
-		return usagef("-validation %q: want full", *validation)
+		return cli.Usagef("-validation %q: want full", *validation)
 	}
 
 	defs, err := salxml.FromEnv()
 	if err != nil {
 		return err
 	}
-	comp, err := findComponent(defs, pos[0])
+	comp, err := cli.FindComponent(defs, pos[0], fmt.Sprintf(" (%s); set TS_XML_DIR for ts_xml's", strings.Join(first(defs.Names(), 8), ", ")))
 	if err != nil {
 		return err
 	}
-	topic, err := findTopic(comp, pos[1])
+	topic, err := cli.FindTopic(comp, pos[1], cli.ListedBySalctl(comp))
 	if err != nil {
 		return err
 	}
 	idx := *index
-	if !isSet(fs, "index") && comp.Indexed {
+	if !cli.IsSet(fs, "index") && comp.Indexed {
 		idx = 1
 	}
 	if err := comp.CheckIndex(idx); err != nil {
-		return usagef("-index %d: %v", idx, err)
+		return cli.Usagef("-index %d: %v", idx, err)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	opts := []sal.Option{sal.WithDefinitions(defs), sal.WithLogger(log)}
+	var opts []sal.Option
 	if *acks != "" {
 		opts = append(opts, sal.WithAcks(*acks))
 	}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	bus, err := sal.Connect(cctx, opts...)
+	bus, err := cli.Connect(ctx, defs, cli.Logger(stderr, *verbose), opts...)
 	if err != nil {
 		return err
 	}
@@ -285,13 +258,16 @@ func writeAll(ctx context.Context, w *topics.Writer, topic *salxml.Topic, n int,
 	}
 
 	start := time.Now()
-	stopProgress := progress(stderr, func(prev, now int64, prevLat, nowLat int64) string {
+	var prev, prevLat int64
+	stopProgress := cli.Progress(stderr, func() string {
+		now, nowLat := acked.Load(), latSum.Load()
+		defer func() { prev, prevLat = now, nowLat }()
 		avg := 0.0
 		if now > prev {
 			avg = float64(nowLat-prevLat) / float64(now-prev) / 1e6
 		}
 		return fmt.Sprintf("write: %d/%d records acknowledged, %.1f records/sec, %.2f ms avg latency (last second)", now, n, float64(now-prev), avg)
-	}, &acked, &latSum)
+	})
 
 	var werr error
 	for i := 0; i < n; i++ {
@@ -342,46 +318,16 @@ func writeAll(ctx context.Context, w *topics.Writer, topic *salxml.Topic, n int,
 		s.MBSec = float64(bytes) / (1 << 20) / s.Seconds
 	}
 	if len(lat) > 0 {
-		slices.Sort(lat)
-		var sum time.Duration
-		for _, l := range lat {
-			sum += l
+		ms := make([]float64, len(lat))
+		for i, l := range lat {
+			ms[i] = float64(l) / 1e6
 		}
-		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-		s.AvgMs = ms(sum) / float64(len(lat))
-		s.MaxMs = ms(lat[len(lat)-1])
+		st := cli.Summarize(ms)
+		s.AvgMs, s.MaxMs = st.Mean, st.Max
 		// As kafka-producer-perf-test: the element at floor(len*p) of the sorted latencies.
-		pct := func(p float64) float64 { return ms(lat[min(int(float64(len(lat))*p), len(lat)-1)]) }
-		s.P50Ms, s.P95Ms, s.P99Ms, s.P999Ms = pct(0.5), pct(0.95), pct(0.99), pct(0.999)
+		s.P50Ms, s.P95Ms, s.P99Ms, s.P999Ms = st.Pct(0.5), st.Pct(0.95), st.Pct(0.99), st.Pct(0.999)
 	}
 	return s, nil
-}
-
-// progress prints a line on stderr once a second, starting after the run
-// has lasted 3 seconds. The returned function stops it.
-func progress(stderr io.Writer, line func(prev, now, prevLat, nowLat int64) string, count, latSum *atomic.Int64) func() {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		var prev, prevLat int64
-		for tick := 0; ; tick++ {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			now, nowLat := count.Load(), latSum.Load()
-			if tick >= 2 {
-				fmt.Fprintln(stderr, line(prev, now, prevLat, nowLat))
-			}
-			prev, prevLat = now, nowLat
-		}
-	}()
-	return func() { close(stop); wg.Wait() }
 }
 
 // avroSize is the length of rec's Avro binary encoding under topic's
@@ -462,80 +408,9 @@ func varintLen(v int64) int {
 	return n
 }
 
-// findComponent returns the named component, or a usage error listing
-// the close matches.
-func findComponent(defs *salxml.Definitions, name string) (*salxml.Component, error) {
-	if !defs.Has(name) {
-		if c := salxml.Closest(name, defs.Names()); len(c) > 0 {
-			return nil, usagef("unknown component %q (did you mean %s?)", name, strings.Join(c, ", "))
-		}
-		return nil, usagef("unknown component %q: %s defines %d components (%s); set TS_XML_DIR for ts_xml's",
-			name, defs.Dir, len(defs.Names()), strings.Join(first(defs.Names(), 8), ", "))
-	}
-	return defs.Component(name)
-}
-
-// findTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
-// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd).
-func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
-	if t := c.Topic(name); t != nil {
-		return t, nil
-	}
-	var cands []string
-	for _, t := range c.Topics {
-		if t.AttrName() == name {
-			return t, nil
-		}
-		cands = append(cands, t.SALName, t.AttrName())
-	}
-	if cl := salxml.Closest(name, cands); len(cl) > 0 {
-		return nil, usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(dedup(cl), ", "))
-	}
-	return nil, usagef("%s has no topic %q; its %d topics are listed by: go run ./examples/salctl topics %s", c.Name, name, len(c.Topics), c.Name)
-}
-
-func dedup(s []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 func first(s []string, n int) []string {
 	if len(s) > n {
 		return append(slices.Clone(s[:n]), "...")
 	}
 	return s
-}
-
-// isSet reports whether the flag was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns the positional ones.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

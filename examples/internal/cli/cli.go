@@ -1,0 +1,141 @@
+// Package cli holds what the example programs (read, write and salctl)
+// share: usage errors and the exit status they map to, flag parsing,
+// finding components and topics by name, connecting to the bus, rendering
+// records as JSON or text, latency statistics and progress lines.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// TopicNames is the usage text, for read and write, of the names a
+// TOPIC argument takes.
+const TopicNames = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
+attribute name (evt_x, cmd_x, tel_x).
+`
+
+// UsageError is a mistake on the command line: exit status 2.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+
+// Exit ends a program with the error run returned: status 0 for none or
+// -h, 2 for a UsageError, 1 for any other. The error is printed on stderr
+// after "prog:"; with usageHint, a usage error is followed by "run 'prog
+// -h' for usage".
+func Exit(prog string, err error, usageHint bool) {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	fmt.Fprintln(os.Stderr, prog+":", err)
+	var ue UsageError
+	if errors.As(err, &ue) {
+		if usageHint {
+			fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", prog)
+		}
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+// ParseInterleaved parses flags that may come before, between or after
+// the positional arguments, and returns the positional ones.
+func ParseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, UsageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// IsSet reports whether the flag was given on the command line.
+func IsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// FindComponent returns the named component (Definitions.Component), or a
+// usage error listing the close matches; with none, it ends
+// "unknown component NAME: DIR defines N components" with tail.
+func FindComponent(defs *salxml.Definitions, name, tail string) (*salxml.Component, error) {
+	c, err := defs.Component(name)
+	if !errors.Is(err, salxml.ErrUnknownComponent) {
+		return c, err
+	}
+	if cl := salxml.Closest(name, defs.Names()); len(cl) > 0 {
+		return nil, Usagef("unknown component %q (did you mean %s?)", name, strings.Join(cl, ", "))
+	}
+	return nil, Usagef("unknown component %q: %s defines %d components%s", name, defs.Dir, len(defs.Names()), tail)
+}
+
+// FindTopic resolves a SAL name (logevent_x, command_x, a telemetry name,
+// ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd) with
+// Component.FindTopic, or returns a usage error listing the close matches;
+// with none, it ends "COMPONENT has no topic NAME" with tail.
+func FindTopic(c *salxml.Component, name, tail string) (*salxml.Topic, error) {
+	t, err := c.FindTopic(name)
+	if !errors.Is(err, salxml.ErrUnknownTopic) {
+		return t, err
+	}
+	var cands []string
+	for _, t := range c.Topics {
+		cands = append(cands, t.SALName, t.AttrName())
+	}
+	if cl := salxml.Closest(name, cands); len(cl) > 0 {
+		return nil, Usagef("%s has no topic %q (did you mean %s?)", c.Name, name, strings.Join(cl, ", "))
+	}
+	return nil, Usagef("%s has no topic %q%s", c.Name, name, tail)
+}
+
+// LogHandler logs the SDK's warnings, or with verbose its info messages,
+// as text on w.
+func LogHandler(w io.Writer, verbose bool) slog.Handler {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelInfo
+	}
+	return slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+}
+
+// Logger is a logger with LogHandler's handler.
+func Logger(w io.Writer, verbose bool) *slog.Logger { return slog.New(LogHandler(w, verbose)) }
+
+// Connect connects, within a minute, to the bus of the LSST_* variables,
+// or starts an in-process one, with defs and log and then opts.
+func Connect(ctx context.Context, defs *salxml.Definitions, log *slog.Logger, opts ...sal.Option) (*sal.Bus, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	opts = append([]sal.Option{sal.WithDefinitions(defs), sal.WithLogger(log)}, opts...)
+	return sal.Connect(ctx, opts...)
+}
+
+// ListedBySalctl is the FindTopic tail of read and write: the command that
+// lists c's topics.
+func ListedBySalctl(c *salxml.Component) string {
+	return fmt.Sprintf("; its %d topics are listed by: go run ./examples/salctl topics %s", len(c.Topics), c.Name)
+}
