@@ -17,7 +17,6 @@ import (
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -447,7 +446,6 @@ func TestAck_CmdType(t *testing.T) {
 	if int(a.CmdType) != want || a.SALIndex != 1 {
 		t.Errorf("cmdtype %d (want %d), salIndex %d", a.CmdType, want, a.SALIndex)
 	}
-	_ = topics.CmdAck
 }
 
 func TestCSC_CheckDuplicate(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -264,5 +263,4 @@ func TestWrite_ClosedAndValidation(t *testing.T) {
 	if _, err := w.Write(ctxT(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
 		t.Errorf("after close: %v", err)
 	}
-	_ = time.Second
 }
