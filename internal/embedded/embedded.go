@@ -38,6 +38,7 @@ type Options struct {
 type Cluster struct {
 	kf      *kfake.Cluster
 	reg     *srfake.Registry
+	front   *fastRegistry
 	srv     *http.Server
 	ln      net.Listener
 	url     string
@@ -69,13 +70,15 @@ func Start(o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("embedded: start schema registry: %w", err)
 	}
 	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
+	front := newFastRegistry(reg)
 	c := &Cluster{
-		kf:   kf,
-		reg:  reg,
-		ln:   ln,
-		srv:  &http.Server{Handler: newFastRegistry(reg), ReadHeaderTimeout: 10 * time.Second},
-		url:  "http://" + ln.Addr().String(),
-		done: make(chan struct{}),
+		kf:    kf,
+		reg:   reg,
+		front: front,
+		ln:    ln,
+		srv:   &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second},
+		url:   "http://" + ln.Addr().String(),
+		done:  make(chan struct{}),
 	}
 	go func() {
 		defer close(c.done)
@@ -94,6 +97,10 @@ func (c *Cluster) RegistryURL() string { return c.url }
 
 // Registry returns the in-memory registry, for tests that inject faults.
 func (c *Cluster) Registry() *srfake.Registry { return c.reg }
+
+// RegistryOutage makes every registry request fail with 503 (down) or
+// serves them again, for tests of a registry outage.
+func (c *Cluster) RegistryOutage(down bool) { c.front.down.Store(down) }
 
 // Kafka returns the fake cluster, for tests that inject faults.
 func (c *Cluster) Kafka() *kfake.Cluster { return c.kf }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
@@ -21,6 +22,7 @@ import (
 type fastRegistry struct {
 	reg  *srfake.Registry
 	next http.Handler
+	down atomic.Bool // simulated outage: every request answers 503
 
 	mu        sync.Mutex
 	bySubText map[[2]string]int
@@ -37,6 +39,10 @@ func newFastRegistry(reg *srfake.Registry) *fastRegistry {
 }
 
 func (f *fastRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if f.down.Load() {
+		http.Error(w, `{"error_code":50301,"message":"registry unavailable (simulated outage)"}`, http.StatusServiceUnavailable)
+		return
+	}
 	subject, ok := strings.CutPrefix(req.URL.Path, "/subjects/")
 	if req.Method != http.MethodPost || !ok || !strings.HasSuffix(subject, "/versions") || req.URL.RawQuery != "" {
 		f.next.ServeHTTP(w, req)

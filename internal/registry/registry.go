@@ -141,7 +141,7 @@ func IsNotFound(err error) bool {
 func (c *Client) wrap(what string, err error) error {
 	var re *sr.ResponseError
 	if errors.As(err, &re) {
-		return fmt.Errorf("registry %s: %s: %w", c.url, what, err)
+		return fmt.Errorf("registry %s: %s: HTTP %d: %w", c.url, what, re.StatusCode, err)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("registry %s: %s: %w", c.url, what, err)
