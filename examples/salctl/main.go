@@ -73,6 +73,7 @@ func init() {
 		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", cmdHistory},
 		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cmdCSC},
+		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", cmdCheckSchema},
 	}
 }
 
