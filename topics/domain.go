@@ -165,18 +165,12 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 	return nil
 }
 
-// watermarks lists the watermarks of the topics' partitions.
-//
-// The Domain's Kafka client can answer from stale metadata: franz-go
-// (kgo v1.22 with kadm v1.20) serves topic listings, and the listing
-// behind ListOffsets, from a cache kept up to MetadataMinAge (5 s),
-// negative answers included. ensureTopics lists a topic before creating
-// it, so for 5 s after that the client says the new topic does not exist,
-// and an Instance started in that window (a Remote after a Controller, a
-// second component) failed here. A fresh client has no cache: on an error
-// the watermarks are asked again through short-lived clients, with a
-// backoff that also covers a real cluster still electing a new
-// partition's leader, for up to 10 s or until ctx is done.
+// watermarks lists the watermarks of the topics' partitions. A topic
+// created moments ago can still be unknown to the broker answering, or have
+// no partition leader yet on a real cluster, so on an error the topics are
+// ensured again and the watermarks retried, for up to 10 s or until ctx is
+// done. (internal/kafka lists topics uncached, so the client's metadata
+// cache does not remember them as missing.)
 func (d *Domain) watermarks(ctx context.Context, ts []*salxml.Topic) (map[string]map[int32]kafka.Watermarks, error) {
 	names := make([]string, len(ts))
 	for i, t := range ts {

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
@@ -179,12 +180,12 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	td, err := p.adm.ListTopics(ctx, names...)
+	exist, err := p.existing(ctx, names)
 	if err != nil {
-		return fmt.Errorf("kafka: list topics: %w", err)
+		return err
 	}
 	for _, s := range specs {
-		if t, ok := td[s.Name]; ok && t.Err == nil {
+		if exist[s.Name] {
 			continue
 		}
 		cfg := make(map[string]*string, len(s.Configs))
@@ -204,6 +205,29 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 		}
 	}
 	return nil
+}
+
+// existing lists which of the topics exist with an uncached metadata
+// request: kadm's listings go through the client's metadata cache, which
+// would then remember "does not exist" for topics created right after.
+func (p *Producer) existing(ctx context.Context, names []string) (map[string]bool, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	for _, n := range names {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, p.cl)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list topics: %w", err)
+	}
+	out := make(map[string]bool, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.Topic != nil && t.ErrorCode == 0 {
+			out[*t.Topic] = true
+		}
+	}
+	return out, nil
 }
 
 // Watermarks of one partition.
