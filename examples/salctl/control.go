@@ -165,14 +165,7 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 2, 3, "COMPONENT[:INDEX] NAME [JSON]"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
 	if err != nil {
 		return err
 	}
@@ -180,8 +173,8 @@ func cmdCommand(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.Indexed && !hasIdx {
-		return cli.Usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
+	if err := requireIndex(c, hasIdx); err != nil {
+		return err
 	}
 	name := bareCommand(pos[1])
 	if c.Command(name) == nil {
@@ -327,14 +320,7 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 2, "COMPONENT[:INDEX] [TARGET]"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	pos, defs, err := parseArgs(fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
 	if err != nil {
 		return err
 	}
@@ -477,14 +463,7 @@ func describe(steps []step) string {
 func cmdCSC(e *env, args []string) error {
 	fs := flags(e, "csc")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "COMPONENT[:INDEX]"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	pos, defs, err := parseArgs(fs, args, 1, 1, "COMPONENT[:INDEX]")
 	if err != nil {
 		return err
 	}
@@ -492,8 +471,8 @@ func cmdCSC(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.Indexed && !hasIdx {
-		return cli.Usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
+	if err := requireIndex(c, hasIdx); err != nil {
+		return err
 	}
 	bus, err := connect(e, "csc", defs, *verbose, "only this process can command it")
 	if err != nil {

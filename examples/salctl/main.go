@@ -135,6 +135,28 @@ func flags(e *env, name string) *flag.FlagSet {
 	return fs
 }
 
+// parseArgs parses a verb's flags, checks its positional arguments and
+// loads the definitions.
+func parseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([]string, *salxml.Definitions, error) {
+	pos, err := cli.ParseInterleaved(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := wantArgs(pos, lo, hi, what); err != nil {
+		return nil, nil, err
+	}
+	defs, err := loadDefs()
+	return pos, defs, err
+}
+
+// requireIndex refuses a bare name for an indexed component.
+func requireIndex(c *salxml.Component, hasIdx bool) error {
+	if c.Indexed && !hasIdx {
+		return cli.Usagef("%s is indexed: give COMPONENT:INDEX, e.g. %s:1", c.Name, c.Name)
+	}
+	return nil
+}
+
 func wantArgs(pos []string, lo, hi int, what string) error {
 	if len(pos) < lo || (hi >= 0 && len(pos) > hi) {
 		return cli.Usagef("want %s, got %d arguments %q", what, len(pos), pos)
@@ -220,14 +242,7 @@ func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer s
 func cmdComponents(e *env, args []string) error {
 	fs := flags(e, "components")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 0, 0, "no arguments"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	_, defs, err := parseArgs(fs, args, 0, 0, "no arguments")
 	if err != nil {
 		return err
 	}
@@ -265,14 +280,7 @@ func cmdTopics(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per topic")
 	private := fs.Bool("private", false, "include the private fields (salIndex, private_*)")
 	kind := fs.String("kind", "", "only topics of this kind: command, event, telemetry or ackcmd")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, 1, "COMPONENT"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	pos, defs, err := parseArgs(fs, args, 1, 1, "COMPONENT")
 	if err != nil {
 		return err
 	}
@@ -346,14 +354,7 @@ func cmdSchema(e *env, args []string) error {
 	fs := flags(e, "schema")
 	subname := fs.String("subname", "", "topic subname for the -info line (default $LSST_TOPIC_SUBNAME, else sal)")
 	info := fs.Bool("info", false, "first print the Kafka topic, subject and revCode on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 2, 2, "COMPONENT TOPIC"); err != nil {
-		return err
-	}
-	defs, err := loadDefs()
+	pos, defs, err := parseArgs(fs, args, 2, 2, "COMPONENT TOPIC")
 	if err != nil {
 		return err
 	}
