@@ -256,3 +256,21 @@ func (p *proc) stop() {
 
 // count returns how many times re matches s.
 func count(re *regexp.Regexp, s string) int { return len(re.FindAllStringIndex(s, -1)) }
+
+// TestSourcesTracked stats every Go source of the module. The examples are
+// built by a go command the test cache cannot see; files a test opens are
+// part of the cache key, so an edit anywhere invalidates cached results.
+func TestSourcesTracked(t *testing.T) {
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".xml")) {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
