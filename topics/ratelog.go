@@ -12,6 +12,7 @@ import (
 type rateLog struct {
 	l        *slog.Logger
 	interval time.Duration
+	clock    func() time.Time // nil: now (tests set it, with the interval, through export_test.go)
 	mu       sync.Mutex
 	last     map[string]time.Time
 	skipped  map[string]int
@@ -24,6 +25,9 @@ func newRateLog(l *slog.Logger, interval time.Duration) *rateLog {
 func (r *rateLog) log(level slog.Level, kind, msg string, args ...any) {
 	r.mu.Lock()
 	t := now()
+	if r.clock != nil {
+		t = r.clock()
+	}
 	if last, ok := r.last[kind]; ok && t.Sub(last) < r.interval {
 		r.skipped[kind]++
 		r.mu.Unlock()
