@@ -95,9 +95,9 @@ func TestForeignSchemas_RolesKeepWorking(t *testing.T) {
 	badAck := retyped(ack, "ack", salxml.String)
 	ev := comp.Event("summaryState")
 	badEv := retyped(ev, "summaryState", salxml.Double)
-	idCmd := registerForeign(t, b, "foreign-cmd-value", badCmd.AvroSchema())
-	idAck := registerForeign(t, b, "foreign-ack-value", badAck.AvroSchema())
-	idEv := registerForeign(t, b, "foreign-ev-value", badEv.AvroSchema())
+	idCmd := registerForeign(t, b, sub+"-foreign-cmd-value", badCmd.AvroSchema())
+	idAck := registerForeign(t, b, sub+"-foreign-ack-value", badAck.AvroSchema())
+	idEv := registerForeign(t, b, sub+"-foreign-ev-value", badEv.AvroSchema())
 
 	var recs []*kgo.Record
 	add := func(tp *salxml.Topic, values ...[]byte) {

@@ -110,6 +110,7 @@ func TestReader_ForeignSchemas(t *testing.T) {
 	subject := scalars.Subject(d.Config().Subname)
 	schemaID(t, d, scalars)
 	setCompatibility(t, reg, subject, "NONE")
+	other := d.Config().Subname + "-someone-else" // subjects of this test only, also on a shared registry
 
 	retype := func(tp *salxml.Topic, name string, typ salxml.Type, count int) *salxml.Topic {
 		return copyTopic(tp, func(fs []*salxml.Field) []*salxml.Field {
@@ -125,17 +126,17 @@ func TestReader_ForeignSchemas(t *testing.T) {
 	doubleAsString := retype(scalars, "double0", salxml.String, 1)
 	intAsArray := retype(scalars, "int0", salxml.Int, 4)
 	idString := registerSchema(t, reg, subject, doubleAsString.AvroSchema())
-	idArray := registerSchema(t, reg, "someone-else-value", intAsArray.AvroSchema())
-	idNotRecord := registerSchema(t, reg, "someone-else-entirely-value", `"string"`)
+	idArray := registerSchema(t, reg, other+"-value", intAsArray.AvroSchema())
+	idNotRecord := registerSchema(t, reg, other+"-entirely-value", `"string"`)
 	// Compatible writers: fields reversed plus one added; an array of 3
 	// where the definition says 5.
 	reordered := copyTopic(scalars, func(fs []*salxml.Field) []*salxml.Field {
 		slices.Reverse(fs)
 		return append(fs, &salxml.Field{Name: "extra", Type: salxml.Double, Count: 1, Units: "unitless", Description: "Not in the reader."})
 	})
-	idReordered := registerSchema(t, reg, "someone-else-value", reordered.AvroSchema())
+	idReordered := registerSchema(t, reg, other+"-reordered-value", reordered.AvroSchema())
 	short := retype(arrays, "int0", salxml.Int, 3)
-	idShort := registerSchema(t, reg, "someone-else-arrays-value", short.AvroSchema())
+	idShort := registerSchema(t, reg, other+"-arrays-value", short.AvroSchema())
 
 	p := peer{identity: "foreign@elsewhere", origin: 99, index: 1}
 	base := topics.TAI()
