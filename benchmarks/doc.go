@@ -8,4 +8,8 @@
 // when the LSST_* variables are set. Topics of the real ts_xml (MTM1M3
 // forceActuatorData, the largest MTCamera event) need TS_XML_DIR; without
 // it those cases are skipped with the reason.
+//
+// The soak program (benchmarks/soak, not run by CI) keeps 1 kHz telemetry
+// and 100 commands/s going for as long as asked and reports loss,
+// duplicates, latency percentiles and memory over time.
 package benchmarks
