@@ -212,18 +212,29 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 	for _, w := range writers {
 		all = append(all, w.topic)
 	}
-	if err := in.d.ensureTopics(ctx, all); err != nil {
+	// The schemas are registered while the topics are created and their
+	// watermarks listed: the two are independent and each is mostly a wait
+	// on a server (the registry, the broker), so overlapping them cuts the
+	// start-up of a Remote of many topics by a third or more.
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	registered := make(chan error, 1)
+	go func() { registered <- in.registerAll(rctx, readers, writers) }()
+	rts := make([]*salxml.Topic, len(readers))
+	for i, r := range readers {
+		rts[i] = r.topic
+	}
+	err := in.d.ensureTopics(ctx, all)
+	var marks map[string]map[int32]kafka.Watermarks
+	if err == nil && len(readers) > 0 {
+		marks, err = in.d.watermarks(ctx, rts)
+	}
+	if err != nil {
+		rcancel()
+		<-registered
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(8)
-	for _, r := range readers {
-		g.Go(func() (err error) { r.id, err = in.d.register(gctx, r.topic); return })
-	}
-	for _, w := range writers {
-		g.Go(func() (err error) { w.id, err = in.d.register(gctx, w.topic); return })
-	}
-	if err := g.Wait(); err != nil {
+	if err := <-registered; err != nil {
 		return err
 	}
 
@@ -233,14 +244,6 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		in.mu.Unlock()
 		close(in.ready)
 		return nil
-	}
-	rts := make([]*salxml.Topic, len(readers))
-	for i, r := range readers {
-		rts[i] = r.topic
-	}
-	marks, err := in.d.watermarks(ctx, rts)
-	if err != nil {
-		return err
 	}
 	assign := map[string]map[int32]kafka.Start{}
 	for _, r := range readers {
@@ -293,6 +296,20 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 	in.mu.Unlock()
 	go in.loop(lctx)
 	return nil
+}
+
+// registerAll registers the schema of every reader's and writer's topic,
+// eight at a time, and sets their ids.
+func (in *Instance) registerAll(ctx context.Context, readers []*Reader, writers []*Writer) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, r := range readers {
+		g.Go(func() (err error) { r.id, err = in.d.register(gctx, r.topic); return })
+	}
+	for _, w := range writers {
+		g.Go(func() (err error) { w.id, err = in.d.register(gctx, w.topic); return })
+	}
+	return g.Wait()
 }
 
 func (in *Instance) loop(ctx context.Context) {

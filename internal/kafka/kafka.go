@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,24 +185,57 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 	if err != nil {
 		return err
 	}
+	// One CreateTopics request per distinct setting (partitions,
+	// replication, configs), not one per topic: a Remote of a large
+	// component creates dozens of topics at once.
+	type group struct {
+		partitions int32
+		rep        int16
+		cfg        map[string]*string
+		names      []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
 	for _, s := range specs {
 		if exist[s.Name] {
 			continue
-		}
-		cfg := make(map[string]*string, len(s.Configs))
-		for k, v := range s.Configs {
-			cfg[k] = kadm.StringPtr(v)
 		}
 		rep := s.Replication
 		if rep <= 0 {
 			rep = 1
 		}
-		resp, err := p.adm.CreateTopic(ctx, max(s.Partitions, 1), rep, cfg, s.Name)
-		if err == nil {
-			err = resp.Err
+		keys := make([]string, 0, len(s.Configs))
+		for k, v := range s.Configs {
+			keys = append(keys, k+"="+v)
 		}
-		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-			return fmt.Errorf("kafka: create topic %s: %w", s.Name, err)
+		slices.Sort(keys)
+		key := fmt.Sprint(max(s.Partitions, 1), rep, keys)
+		g := byKey[key]
+		if g == nil {
+			cfg := make(map[string]*string, len(s.Configs))
+			for k, v := range s.Configs {
+				cfg[k] = kadm.StringPtr(v)
+			}
+			g = &group{partitions: max(s.Partitions, 1), rep: rep, cfg: cfg}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.names = append(g.names, s.Name)
+	}
+	for _, g := range groups {
+		resps, err := p.adm.CreateTopics(ctx, g.partitions, g.rep, g.cfg, g.names...)
+		if err != nil {
+			return fmt.Errorf("kafka: create topics %s: %w", strings.Join(g.names, ", "), err)
+		}
+		for _, name := range g.names {
+			resp, ok := resps[name]
+			err := resp.Err
+			if !ok {
+				err = errors.New("no answer from the broker")
+			}
+			if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+				return fmt.Errorf("kafka: create topic %s: %w", name, err)
+			}
 		}
 	}
 	return nil
