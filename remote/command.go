@@ -198,6 +198,17 @@ func (f *Future) endLocked(a *topics.Ack, err error) {
 	}
 	f.final, f.err = a, err
 	close(f.done)
+	if m := f.r.in.Domain().Metrics(); m != nil {
+		var te *TimeoutError
+		outcome := "closed"
+		switch {
+		case errors.As(err, &te):
+			outcome = "timeout"
+		case a != nil:
+			outcome = a.Code.String()
+		}
+		m.ObserveCommand(f.r.in.TopicInfo("command_"+f.name), outcome, time.Since(f.start))
+	}
 }
 
 // Wait waits for the final acknowledgement.

@@ -20,6 +20,11 @@ type (
 	State      = controller.State
 	Reader     = topics.Reader
 	Writer     = topics.Writer
+	// Metrics and what it sees: see WithMetrics and sal/salprom.
+	Metrics    = topics.Metrics
+	Observer   = topics.Observer
+	TopicInfo  = topics.TopicInfo
+	TopicStats = topics.TopicStats
 )
 
 // The summary states and ack codes.

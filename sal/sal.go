@@ -79,6 +79,11 @@ func WithDefinitions(d *salxml.Definitions) Option {
 // WithLogger sets the logger, overriding slog.Default().
 func WithLogger(l *slog.Logger) Option { return optFunc(func(s *settings) { s.cfg.Logger = l }) }
 
+// WithMetrics sends the SDK's measurements to m (for Prometheus:
+// sal/salprom). Without it nothing is measured beyond the counters every
+// reader and writer keeps (Bus.Stats).
+func WithMetrics(m topics.Metrics) Option { return optFunc(func(s *settings) { s.cfg.Metrics = m }) }
+
 // WithMaxHistoryRead sets the history depth of indexed components, overriding LSST_MAX_HISTORY_READ (default 500).
 func WithMaxHistoryRead(n int) Option {
 	return optFunc(func(s *settings) { s.cfg.MaxHistoryRead = n })

@@ -71,6 +71,8 @@ type Config struct {
 	Definitions *salxml.Definitions
 	// Logger; default slog.Default().
 	Logger *slog.Logger
+	// Metrics receives measurements (see Metrics); nil turns them off.
+	Metrics Metrics
 	// Embedded marks the in-process broker: topics are created with small
 	// segments, which that broker needs to avoid stalls.
 	Embedded bool
@@ -255,6 +257,15 @@ func (c *Config) kafka() kafka.Config {
 		Brokers: c.Brokers, TLS: c.TLS, Mechanism: c.Mechanism, User: c.User, Password: c.Password,
 		Acks: c.Acks, Idempotent: c.Idempotent, ClientID: "salgo", Logger: c.Logger,
 	}
+}
+
+// kafkaFor is kafka() with the Metrics' hooks for a client named name.
+func (c *Config) kafkaFor(name string) kafka.Config {
+	k := c.kafka()
+	if c.Metrics != nil {
+		k.Hooks = c.Metrics.KafkaHooks(name)
+	}
+	return k
 }
 
 var discard = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -30,6 +30,8 @@ type Domain struct {
 	// UserHost is user@host, the default identity of Remotes.
 	userHost string
 
+	detach func()
+
 	mu        sync.Mutex
 	closed    bool
 	ensured   map[string]bool
@@ -46,7 +48,16 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
 	}
-	prod, err := kafka.NewProducer(cfg.kafka())
+	d := &Domain{
+		cfg:       cfg,
+		reg:       reg,
+		log:       cfg.Logger,
+		origin:    os.Getpid(),
+		userHost:  userHost(),
+		ensured:   map[string]bool{},
+		instances: map[*Instance]struct{}{},
+	}
+	prod, err := kafka.NewProducer(d.kafkaFor("producer"))
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
 	}
@@ -59,17 +70,16 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 		prod.Close()
 		return nil, fmt.Errorf("topics: brokers %s (%s): %w", strings.Join(cfg.Brokers, ","), cfg.Protocol, err)
 	}
-	return &Domain{
-		cfg:       cfg,
-		prod:      prod,
-		reg:       reg,
-		log:       cfg.Logger,
-		origin:    os.Getpid(),
-		userHost:  userHost(),
-		ensured:   map[string]bool{},
-		instances: map[*Instance]struct{}{},
-	}, nil
+	d.prod = prod
+	if cfg.Metrics != nil {
+		d.detach = cfg.Metrics.Attach(d.Stats)
+	}
+	return d, nil
 }
+
+// kafkaFor is the Kafka configuration of a new client with the given
+// role, for Metrics.
+func (d *Domain) kafkaFor(role string) kafka.Config { return d.cfg.kafkaFor(role) }
 
 func userHost() string {
 	name := "unknown"
@@ -124,6 +134,9 @@ func (d *Domain) Close() error {
 	defer cancel()
 	err := d.prod.Flush(ctx)
 	d.prod.Close()
+	if d.detach != nil {
+		d.detach()
+	}
 	if err != nil {
 		return fmt.Errorf("topics: flush at close: %w", err)
 	}

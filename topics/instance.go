@@ -275,7 +275,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 			in.pending++
 		}
 	}
-	kc := in.d.cfg.kafka()
+	kc := in.d.kafkaFor("consumer-" + in.comp.NameIndex(in.index))
 	cons, err := kafka.NewConsumer(kc, assign)
 	if err != nil {
 		return err
@@ -428,7 +428,8 @@ func (r *Reader) bad(kind string, err error) {
 // accept applies the reference's filters to a decoded record and queues it
 // (or keeps it as history).
 func (r *Reader) accept(rec map[string]any, historical bool) {
-	rec["private_rcvStamp"] = TAI()
+	rcv := TAI()
+	rec["private_rcvStamp"] = rcv
 	if rep := r.val.Check(rec); !rep.OK() {
 		r.count(func(s *ReaderStats) { s.Violations++ })
 		r.in.rl.log(slog.LevelWarn, "bounds:"+r.kname, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
@@ -476,6 +477,9 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 			h.latest = append(h.latest, rec)
 		}
 		return
+	}
+	if r.lat != nil {
+		r.lat.Observe(rcv - snd)
 	}
 	r.push(rec, false)
 }

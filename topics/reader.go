@@ -76,6 +76,7 @@ type Reader struct {
 	closedCh bool
 	stats    ReaderStats
 	received atomic.Uint64
+	lat      Observer // end-to-end latency; nil when metrics are off
 }
 
 type writerKey struct {
@@ -101,7 +102,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 	if err != nil {
 		return nil, fmt.Errorf("topics: %s: %w", t, err)
 	}
-	return &Reader{
+	r := &Reader{
 		in: in, topic: t, kname: t.KafkaName(in.d.cfg.Subname), opts: o,
 		val: validate.For(t), codec: c,
 		track:    t.Kind == salxml.Event || t.Kind == salxml.Telemetry,
@@ -114,7 +115,11 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
-	}, nil
+	}
+	if m := in.d.cfg.Metrics; m != nil {
+		r.lat = m.Latency(in.info(t.SALName, t.Kind.String()))
+	}
+	return r, nil
 }
 
 // Topic returns the topic definition.

@@ -58,6 +58,7 @@ type Writer struct {
 
 	written atomic.Uint64
 	failed  atomic.Uint64
+	lat     Observer // write-ack latency; nil when metrics are off
 }
 
 func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
@@ -77,6 +78,9 @@ func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
 	}
 	if k := t.Key(in.index); k != "" {
 		w.key = []byte(k)
+	}
+	if m := in.d.cfg.Metrics; m != nil {
+		w.lat = m.WriteLatency(in.info(t.SALName, t.Kind.String()))
 	}
 	return w, nil
 }
@@ -188,8 +192,15 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 		} else {
 			w.written.Add(1)
 		}
+		if done == nil && w.lat == nil {
+			return
+		}
+		lat := now().Sub(start)
+		if w.lat != nil && err == nil {
+			w.lat.Observe(lat.Seconds())
+		}
 		if done != nil {
-			done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: now().Sub(start)}, err)
+			done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: lat}, err)
 		}
 	})
 	w.mu.Unlock()

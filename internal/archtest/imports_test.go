@@ -20,10 +20,12 @@ var allowed = map[string][]string{
 	"internal/kafka":    {},
 	"internal/embedded": {},
 	"internal/archtest": {},
+	"internal/faults":   {},
 	"topics":            {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
 	"remote":            {"topics", "xml", "validate"},
 	"controller":        {"topics", "xml", "validate"},
 	"sal":               {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+	"sal/salprom":       {"sal", "topics"},
 }
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
@@ -36,8 +38,8 @@ var thirdParty = map[string][]string{
 	"github.com/twmb/franz-go/pkg/kadm":      {"internal/kafka", "benchmarks"},
 	"github.com/twmb/franz-go/pkg/sasl":      {"internal/kafka"},
 	"github.com/twmb/franz-go/pkg/kmsg":      {"internal/kafka", "internal/embedded"},
-	"github.com/prometheus/client_golang":    {"sal/prom"},
-	"github.com/twmb/franz-go/plugin/kprom":  {"sal/prom"},
+	"github.com/prometheus/client_golang":    {"sal/salprom"},
+	"github.com/twmb/franz-go/plugin/kprom":  {"sal/salprom"},
 }
 
 type pkg struct {

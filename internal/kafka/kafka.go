@@ -39,6 +39,8 @@ type Config struct {
 	Logger     *slog.Logger
 	// FetchMaxWait bounds a fetch long-poll; default 200 ms.
 	FetchMaxWait time.Duration
+	// Hooks are franz-go hooks (kgo.Hook values) for the client.
+	Hooks []any
 }
 
 // ErrBadConfig is matched by configuration errors.
@@ -54,6 +56,13 @@ func (c Config) opts() ([]kgo.Opt, error) {
 	}
 	if c.ClientID != "" {
 		opts = append(opts, kgo.ClientID(c.ClientID))
+	}
+	if len(c.Hooks) > 0 {
+		hooks := make([]kgo.Hook, len(c.Hooks))
+		for i, h := range c.Hooks {
+			hooks[i] = h
+		}
+		opts = append(opts, kgo.WithHooks(hooks...))
 	}
 	if c.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(c.TLS))
