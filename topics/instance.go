@@ -12,6 +12,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -45,6 +46,11 @@ type Instance struct {
 
 	ready   chan struct{}
 	pending int // history readers not caught up; poll goroutine only
+
+	// Schema lookups by the poll goroutine (see Reader.lookup).
+	regPause     time.Time // no lookups before this: the registry did not answer
+	lookupWindow time.Time // start of the current second of lookups
+	lookups      int       // lookups in that second
 }
 
 // NewInstance makes an instance of the named component with the given SAL
@@ -377,16 +383,7 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	dec := r.dec
 	if id != r.id {
 		if dec = r.decoders[id]; dec == nil {
-			if until, ok := r.unknown[id]; ok && now().Before(until) {
-				r.bad("schema", fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly)))
-				return nil
-			}
-			dec, err = r.resolver(ctx, id)
-			if err != nil {
-				// Do not ask the registry again for every record.
-				r.unknown[id] = now().Add(30 * time.Second)
-			}
-			if err != nil {
+			if dec, err = r.lookup(ctx, id); err != nil {
 				r.bad("schema", err)
 				return nil
 			}
@@ -405,8 +402,59 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	return rec
 }
 
+// Limits on looking up writer schemas by id. Every lookup runs on the
+// instance's poll goroutine, so records with garbage schema ids must not
+// be able to stall the instance's readers: lookups are limited per second,
+// paused after the registry failed to answer, and ids that failed are not
+// asked for again for a while.
+const (
+	lookupTimeout = 5 * time.Second
+	lookupsPerSec = 20
+	registryPause = 5 * time.Second
+	unknownRetry  = 30 * time.Second
+	maxUnknownIDs = 1024
+)
+
+// lookup finds the decoder of a writer schema id not seen before.
+func (r *Reader) lookup(ctx context.Context, id int32) (*codec.Decoder, error) {
+	t := now()
+	if until, ok := r.unknown[id]; ok && t.Before(until) {
+		return nil, fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly))
+	}
+	in := r.in
+	if t.Before(in.regPause) {
+		return nil, fmt.Errorf("schema id %d: not looked up: the registry did not answer; lookups paused until %s", id, in.regPause.Format(time.TimeOnly))
+	}
+	if t.Sub(in.lookupWindow) >= time.Second {
+		in.lookupWindow, in.lookups = t, 0
+	}
+	if in.lookups >= lookupsPerSec {
+		return nil, fmt.Errorf("schema id %d: not looked up: over %d schema lookups per second", id, lookupsPerSec)
+	}
+	in.lookups++
+	dec, err := r.resolver(ctx, id)
+	if err == nil {
+		return dec, nil
+	}
+	if len(r.unknown) >= maxUnknownIDs {
+		for k, until := range r.unknown {
+			if t.After(until) {
+				delete(r.unknown, k)
+			}
+		}
+		if len(r.unknown) >= maxUnknownIDs {
+			clear(r.unknown)
+		}
+	}
+	r.unknown[id] = t.Add(unknownRetry)
+	if errors.Is(err, registry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		in.regPause = now().Add(registryPause)
+	}
+	return nil, err
+}
+
 func (r *Reader) resolver(ctx context.Context, id int32) (*codec.Decoder, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	text, err := r.in.d.reg.Schema(ctx, int(id))
 	if err != nil {
