@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/lsst-sal/salgo/xml"
 )
@@ -21,7 +22,17 @@ type Decoder struct {
 	// nf32 and nf64 are the item counts of the float and double arrays
 	// read on the fast path, for one shared backing array per fresh record.
 	nf32, nf64 int
-	stats      issueCounters
+	// sc32 and sc64 are the float or int and the double scalars read on
+	// the fast path, boxed from slots after the array items (see box.go),
+	// and nhdr the arrays read on the fast path, whose slice headers are
+	// boxed from one slab.
+	sc32, sc64, nhdr int
+	// minWire and minWireScalars are the fewest bytes the items boxed
+	// from slabs take on the wire: a fresh decode allocates the slabs only
+	// if src is that long, so garbage cannot make it allocate more than
+	// its length justifies.
+	minWire, minWireScalars int
+	stats                   issueCounters
 }
 
 // step reads one writer field.
@@ -31,6 +42,7 @@ type step struct {
 	wname string // writer field name, for errors
 	n     *node
 	skip  *skipper
+	str   *lastString // stString: the last value
 }
 
 type stepOp uint8
@@ -182,6 +194,7 @@ func makeStep(name, wname string, n *node) step {
 		s.op = stInt
 	case n.op == opScalar && n.w == pString && n.sal == xml.String:
 		s.op = stString
+		s.str = new(lastString)
 	case n.op == opArray && n.item.op == opScalar && n.item.w == pFloat && n.sal == xml.Float:
 		s.op = stFloats
 	case n.op == opArray && n.item.op == opScalar && n.item.w == pDouble && n.sal == xml.Double:
@@ -215,8 +228,24 @@ func (d *Decoder) addStep(st step, count int) {
 	switch st.op {
 	case stFloats:
 		d.nf32 += count
+		d.nhdr++
+		d.minWire += 4 * count
 	case stDoubles:
 		d.nf64 += count
+		d.nhdr++
+		d.minWire += 8 * count
+	case stFloat:
+		d.sc32++
+		d.minWire += 4
+		d.minWireScalars += 4
+	case stInt:
+		d.sc32++
+		d.minWire++
+		d.minWireScalars++
+	case stDouble:
+		d.sc64++
+		d.minWire += 8
+		d.minWireScalars += 8
 	}
 	d.steps = append(d.steps, st)
 }
@@ -275,14 +304,25 @@ func (d *Decoder) Topic() string { return d.topic }
 
 func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, error) {
 	s := dstate{b: src}
-	if !reuse {
-		// Only when src is long enough to hold them, so that garbage
-		// cannot make us allocate more than its length justifies.
-		if d.nf32 > 1 && 4*d.nf32 <= len(src) {
-			s.f32 = make([]float32, d.nf32)
+	// One allocation per slab instead of one per value (see box.go), and
+	// only when src is long enough to hold what fills them.
+	if !reuse && d.minWire <= len(src) {
+		if n := d.nf32 + d.sc32; n > 0 {
+			s.f32 = make([]float32, n)
 		}
-		if d.nf64 > 1 && 8*d.nf64 <= len(src) {
-			s.f64 = make([]float64, d.nf64)
+		if n := d.nf64 + d.sc64; n > 0 {
+			s.f64 = make([]float64, n)
+		}
+		if d.nhdr > 0 {
+			s.hdr = make([]sliceHdr, d.nhdr)
+		}
+	} else if reuse && d.minWireScalars <= len(src) {
+		// Reused slices need no boxing; scalars do.
+		if d.sc32 > 0 {
+			s.f32 = make([]float32, d.sc32)
+		}
+		if d.sc64 > 0 {
+			s.f64 = make([]float64, d.sc64)
 		}
 	}
 	for i := range d.steps {
@@ -292,20 +332,20 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 			if len(s.b)-s.off < 8 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			rec[st.name] = math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:]))
+			rec[st.name] = s.boxF64(math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:])))
 			s.off += 8
 		case stFloat:
 			if len(s.b)-s.off < 4 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			rec[st.name] = math.Float32frombits(binary.LittleEndian.Uint32(s.b[s.off:]))
+			rec[st.name] = s.boxF32(math.Float32frombits(binary.LittleEndian.Uint32(s.b[s.off:])))
 			s.off += 4
 		case stInt:
 			v, err := s.int32()
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
-			rec[st.name] = v
+			rec[st.name] = s.boxI32(v)
 		case stString:
 			b, err := s.bytes()
 			if err != nil {
@@ -316,8 +356,12 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 					continue
 				}
 			}
-			rec[st.name] = string(b)
+			rec[st.name] = st.str.get(b)
 		case stFloats:
+			if v := oneBlock(&s, &s.f32); v != nil {
+				rec[st.name] = s.boxF32s(v)
+				continue
+			}
 			var old []float32
 			if reuse {
 				old, _ = rec[st.name].([]float32)
@@ -327,9 +371,13 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 				return s.issues, d.fail(&s, st, err)
 			}
 			if !inPlace {
-				rec[st.name] = v
+				rec[st.name] = s.boxF32s(v)
 			}
 		case stDoubles:
+			if v := oneBlock(&s, &s.f64); v != nil {
+				rec[st.name] = s.boxF64s(v)
+				continue
+			}
 			var old []float64
 			if reuse {
 				old, _ = rec[st.name].([]float64)
@@ -339,7 +387,7 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 				return s.issues, d.fail(&s, st, err)
 			}
 			if !inPlace {
-				rec[st.name] = v
+				rec[st.name] = s.boxF64s(v)
 			}
 		case stSkip:
 			if err := s.skip(st.skip); err != nil {
@@ -440,9 +488,11 @@ type dstate struct {
 	depth  int
 	issues Issues
 	// f32 and f64 are the unused parts of the shared backing arrays of a
-	// fresh decode.
+	// fresh decode, whose last slots box scalars; hdr is the unused part
+	// of the slice header slab (see box.go).
 	f32 []float32
 	f64 []float64
+	hdr []sliceHdr
 }
 
 var (
@@ -583,7 +633,7 @@ func (s *dstate) floats(old []float32, reuse bool) ([]float32, bool, error) {
 			break
 		}
 		var dst []float32
-		if out == nil && n <= len(s.f32) {
+		if out == nil && !reuse && n <= len(s.f32) {
 			out, dst, s.f32 = s.f32[:n:n], s.f32[:n:n], s.f32[n:]
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
@@ -606,7 +656,7 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 			break
 		}
 		var dst []float64
-		if out == nil && n <= len(s.f64) {
+		if out == nil && !reuse && n <= len(s.f64) {
 			out, dst, s.f64 = s.f64[:n:n], s.f64[:n:n], s.f64[n:]
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
@@ -615,6 +665,39 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 		s.off += 8 * n
 	}
 	return endArray(out, old, reuse, inPlace, nil)
+}
+
+// oneBlock reads a float or double array written as one block of fewer
+// than 8,192 items (count, items, 0, as fastavro and Append write it) into
+// the next items of the slab. It returns nil, having read nothing, for an
+// empty array, any other layout, or when the slab is too short (always
+// when DecodeInto reuses a map: it has no slab); the general path then
+// reads the array, with the same result.
+func oneBlock[T float32 | float64](s *dstate, slab *[]T) []T {
+	b := s.b[s.off:]
+	var n, h int
+	switch {
+	case len(b) > 0 && b[0] < 0x80:
+		n, h = int(b[0]), 1
+	case len(b) > 1 && b[1] < 0x80:
+		n, h = int(b[0]&0x7f)|int(b[1])<<7, 2
+	default:
+		return nil
+	}
+	if n&1 != 0 { // a negative count: a block with its byte size
+		return nil
+	}
+	n >>= 1 // zigzag
+	size := int(unsafe.Sizeof(T(0)))
+	end := h + size*n // the block's terminating 0
+	if n == 0 || n > len(*slab) || end >= len(b) || b[end] != 0 {
+		return nil
+	}
+	v := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	getItems(v, b[h:end])
+	s.off += end + 1
+	return v
 }
 
 // nextBlock makes room for a block of n items: in old itself when it is

@@ -116,3 +116,33 @@ func TestSizeHint(t *testing.T) {
 		t.Fatalf("SizeHint %d, want %d", c.SizeHint(), want)
 	}
 }
+
+// TestDecode_PortableFloats decodes float and double arrays with the
+// byte-order independent loops a big-endian machine uses, and checks they
+// agree with the copy used on little-endian ones.
+func TestDecode_PortableFloats(t *testing.T) {
+	top := &xml.Topic{Component: "T", SALName: "p", Fields: []*xml.Field{
+		{Name: "f", Type: xml.Float, Count: 13}, {Name: "d", Type: xml.Double, Count: 7},
+		{Name: "x", Type: xml.Float, Count: 1}, {Name: "y", Type: xml.Double, Count: 1}}}
+	c, err := New(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(2, 3))
+	rec := map[string]any{"f": make([]float32, 13), "d": make([]float64, 7), "x": r.Float32(), "y": r.Float64()}
+	for i := range 13 {
+		rec["f"].([]float32)[i] = r.Float32() - 0.5
+	}
+	for i := range 7 {
+		rec["d"].([]float64)[i] = r.Float64() - 0.5
+	}
+	b, _ := c.Append(nil, rec)
+	defer func(le bool) { nativeLE = le }(nativeLE)
+	for _, le := range []bool{true, false} {
+		nativeLE = le
+		got, err := c.Decode(b)
+		if err != nil || !reflect.DeepEqual(got, rec) {
+			t.Errorf("nativeLE %v: %v %#v", le, err, got)
+		}
+	}
+}

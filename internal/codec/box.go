@@ -1,0 +1,125 @@
+package codec
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Boxing a float64 or a slice into an interface allocates a copy of it on
+// the heap, one allocation per field. A fresh record takes these copies
+// from slabs it allocates once instead: its float and int scalars sit in
+// the float32 and float64 backing arrays after the array items, and its
+// slice headers in one []sliceHdr. The interfaces then point into the
+// slabs, as they would point at their own copies.
+//
+// This is what the runtime does when it boxes a value (an interface is a
+// type word and a pointer to the value), and what reflect does when it
+// packs one; the garbage collector follows pointers into the middle of an
+// object. Each slot is written once, before it is boxed, and never again:
+// nothing else refers to it, so the boxed value is as immutable as a
+// runtime copy. Holding one value keeps its whole slab alive, as holding
+// one array already keeps the record's shared backing array alive.
+
+// eface is the layout of an interface value of type any.
+type eface struct {
+	typ, data unsafe.Pointer
+}
+
+// sliceHdr has the layout (and the pointer) of any slice header.
+type sliceHdr struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+var (
+	typFloat32  = typeWord(float32(0))
+	typFloat64  = typeWord(float64(0))
+	typInt32    = typeWord(int32(0))
+	typFloat32s = typeWord([]float32(nil))
+	typFloat64s = typeWord([]float64(nil))
+)
+
+// boxAt returns the interface of type typ whose value is at p; p must
+// point to a value of that type that is never written again.
+func boxAt(typ, p unsafe.Pointer) (v any) {
+	*(*eface)(unsafe.Pointer(&v)) = eface{typ: typ, data: p}
+	return v
+}
+
+// boxF32 boxes v in the next free float32 of the slab, or as usual if the
+// slab is used up.
+func (s *dstate) boxF32(v float32) any {
+	if len(s.f32) == 0 {
+		return v
+	}
+	p := &s.f32[0]
+	*p = v
+	s.f32 = s.f32[1:]
+	return boxAt(typFloat32, unsafe.Pointer(p))
+}
+
+// boxI32 boxes v in the next free float32 of the slab (an int32 has the
+// same size and alignment), or as usual if the slab is used up. Values
+// below 256 box without allocating anyway.
+func (s *dstate) boxI32(v int32) any {
+	if len(s.f32) == 0 || uint32(v) < 256 {
+		return v
+	}
+	p := unsafe.Pointer(&s.f32[0])
+	*(*int32)(p) = v
+	s.f32 = s.f32[1:]
+	return boxAt(typInt32, p)
+}
+
+func (s *dstate) boxF64(v float64) any {
+	if len(s.f64) == 0 {
+		return v
+	}
+	p := &s.f64[0]
+	*p = v
+	s.f64 = s.f64[1:]
+	return boxAt(typFloat64, unsafe.Pointer(p))
+}
+
+// boxF32s boxes the slice header v in the next free slot of the header
+// slab, or as usual if there is none.
+func (s *dstate) boxF32s(v []float32) any {
+	if len(s.hdr) == 0 {
+		return v
+	}
+	p := unsafe.Pointer(&s.hdr[0])
+	*(*[]float32)(p) = v
+	s.hdr = s.hdr[1:]
+	return boxAt(typFloat32s, p)
+}
+
+func (s *dstate) boxF64s(v []float64) any {
+	if len(s.hdr) == 0 {
+		return v
+	}
+	p := unsafe.Pointer(&s.hdr[0])
+	*(*[]float64)(p) = v
+	s.hdr = s.hdr[1:]
+	return boxAt(typFloat64s, p)
+}
+
+// lastString remembers, boxed, the last value a string field decoded to,
+// so that a value that repeats from record to record (the writer's
+// identity, the revCode, most event strings) costs no allocation. Strings
+// are immutable, so records can share them.
+type lastString struct {
+	v atomic.Value // any(string)
+}
+
+// get returns b as a boxed string.
+func (c *lastString) get(b []byte) any {
+	v := c.v.Load()
+	if s, ok := v.(string); ok && s == string(b) {
+		return v
+	}
+	v = string(b)
+	c.v.Store(v)
+	return v
+}
