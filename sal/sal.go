@@ -1,12 +1,3 @@
-// Package sal is what applications import to take part in the Rubin
-// Observatory's SAL control system over Kafka, as Python's ts_salobj does.
-//
-// Configuration comes from the same LSST_* environment variables as
-// ts_salobj (see topics.ConfigFromEnv), overridden by options in code. With
-// no broker configured (LSST_KAFKA_BROKER_ADDR unset) the SDK starts an
-// in-process Kafka broker and schema registry, so programs and tests run
-// with nothing installed. The SAL interface definitions come from
-// TS_XML_DIR, or the SDK's embedded Example component when it is unset.
 package sal
 
 import (

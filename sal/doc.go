@@ -1,0 +1,52 @@
+// Package sal is what applications import to take part in the Rubin
+// Observatory's SAL control system over Kafka, as Python's ts_salobj does:
+// Remotes command components and read their events and telemetry,
+// Controllers and CSCs implement components, and both are wire-compatible
+// with ts_salobj 8.
+//
+// Configuration comes from the same LSST_* environment variables as
+// ts_salobj (see topics.ConfigFromEnv), overridden by options in code. With
+// no broker configured (LSST_KAFKA_BROKER_ADDR unset) the SDK starts an
+// in-process Kafka broker and schema registry, so programs and tests run
+// with nothing installed. The SAL interface definitions come from
+// TS_XML_DIR, or the SDK's embedded Example component when it is unset.
+//
+// # Remotes
+//
+// A Remote of one component instance, on the process-wide bus:
+//
+//	r, err := sal.NewRemote("MTM1M3", 0)
+//	if err != nil { ... }
+//	defer r.Close()
+//	ack, err := r.Command(ctx, "enable", nil)        // waits for the final ack
+//	state := r.Event("summaryState").Get()           // late-joiner history
+//	rec, err := r.Telemetry("forceActuatorData").Next(ctx)
+//
+// Records are map[string]any with one Go type per SAL type (int32 for
+// int, float64 for double, []float32 for float arrays, ...); see package
+// validate. A failed command returns a *remote.AckError, one that saw no
+// final ack in time a *remote.TimeoutError.
+//
+// # Controllers and CSCs
+//
+//	csc, err := sal.NewCSC("Example", 1)
+//	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
+//		return nil // CMD_COMPLETE; an error acks CMD_FAILED with its text
+//	})
+//	err = csc.Start(ctx)
+//
+// # Buses
+//
+// Connect makes a bus of its own (one Kafka producer and registry client,
+// with options such as WithBrokers, WithAcks or WithMetrics); NewRemote,
+// NewController and NewCSC use the process-wide bus of Default. Close
+// closes what was made from a bus; every Close is safe to call twice.
+//
+// # Observability
+//
+// Every reader and writer counts what it did (Bus.Stats); WithMetrics
+// hands latencies and those counters to an exporter, such as the
+// Prometheus adapter sal/salprom. Logs go to the WithLogger slog.Logger,
+// with repeated problems rate-limited. CheckSchemas compares the schemas
+// the definitions give with those registered, before a ts_xml upgrade.
+package sal
