@@ -100,3 +100,14 @@ func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn fun
 	}
 	return ctx.Err()
 }
+
+// ExistingTopics lists, sorted, the Kafka topics whose names start with
+// prefix (e.g. "lsst.sal.MTM1M3."), asking a broker with no client cache:
+// the topics Tap can read now.
+func (d *Domain) ExistingTopics(ctx context.Context, prefix string) ([]string, error) {
+	names, err := d.prod.ListTopics(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
+	}
+	return names, nil
+}

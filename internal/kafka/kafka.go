@@ -270,6 +270,24 @@ func (p *Producer) existing(ctx context.Context, names []string) (map[string]boo
 	return out, nil
 }
 
+// ListTopics lists, sorted, the topics whose names start with prefix,
+// with an uncached metadata request for every topic (as existing).
+func (p *Producer) ListTopics(ctx context.Context, prefix string) ([]string, error) {
+	req := kmsg.NewPtrMetadataRequest() // no topics named: all of them
+	resp, err := req.RequestWith(ctx, p.cl)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list topics: %w", err)
+	}
+	var out []string
+	for _, t := range resp.Topics {
+		if t.Topic != nil && t.ErrorCode == 0 && strings.HasPrefix(*t.Topic, prefix) {
+			out = append(out, *t.Topic)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // Watermarks of one partition.
 type Watermarks struct{ Low, High int64 }
 
