@@ -44,6 +44,7 @@ func init() {
 		{"pub", "COMPONENT TOPIC JSON", "write one record (fields as a JSON object; missing fields take their defaults)", cmdPub},
 		{"hz", "TOPIC...", "print the publication rate of topics once a second", cmdHz},
 		{"bw", "TOPIC...", "print the bandwidth of topics once a second", cmdBw},
+		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", cmdTop},
 		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", cmdCommand},
 		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", cmdHistory},

@@ -198,7 +198,7 @@ func TestSalctlDefinitions(t *testing.T) {
 	}{
 		{[]string{"topics", "Exmple"}, "did you mean Example?"},
 		{[]string{"schema", "Example", "evt_summarystate"}, "did you mean"},
-		{[]string{"topcis"}, "did you mean topics?"},
+		{[]string{"topcis"}, "did you mean topics"}, // and top
 		{[]string{"state", "Example:1", "enabeld"}, "did you mean ENABLED?"},
 		{[]string{"command", "Example:1", "strat"}, "did you mean start?"},
 	} {
