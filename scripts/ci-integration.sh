@@ -14,7 +14,8 @@
 #      Apicurio registry; if Apicurio cannot start it runs the SDK's own
 #      registry (srfake, internal/interop/cmd/registry) instead;
 #   3. runs `go test ./topics/ ./sal/ ./examples/smoke/` (the tests of the embedded default,
-#      now on the real broker) and `go test -v ./internal/interop/`;
+#      now on the real broker) and `go test -v ./internal/interop/`, then the
+#      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
 #   4. always stops what it started (trap on EXIT, also on failure or signal).
 #
 # It exits non-zero when anything fails. It needs no stdin and runs as root
@@ -27,6 +28,7 @@
 #                        those are taken, e.g. by a developer's own broker)
 #   SALGO_REGISTRY       apicurio (default, falls back to srfake) or srfake
 #   SALGO_MTLS           0 to skip the second (mutual TLS) broker
+#   SALGO_FAULTS         0 to skip the broker fault tests (internal/faults)
 #   SALGO_PYTHON_BASE    the Python that makes the venv (default python3)
 #   SALGO_VENV_DIR       where venvs are cached
 #   TS_XML_DIR           ts_xml for the Test component (default ../shared/ts_xml
@@ -239,4 +241,14 @@ run_suite() {
 SUITES=1
 run_suite "integration (topics, sal, examples)" go test -count=1 -timeout 15m ./topics/ ./sal/ ./examples/smoke/
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
+
+# --- broker faults (internal/faults) ----------------------------------------
+# Broker restarts (SIGKILL and SIGTERM) and a leader failover on a three-node
+# cluster. The tests start, kill and restart their own brokers with kafka.sh,
+# each in its own run folder on its own ports (29092 and up, see
+# SALGO_FAULTS_PORT), so the broker above keeps running untouched; they use
+# the registry above. About 3 minutes. SALGO_FAULTS=0 skips them.
+if [ "${SALGO_FAULTS:-1}" != 0 ]; then
+  run_suite "broker faults (restart, leader failover)" env SALGO_FAULTS=1 go test -count=1 -timeout 12m -v ./internal/faults/
+fi
 exit $FAILED
