@@ -272,7 +272,18 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.started = true
 	c.mu.Unlock()
 	for name, r := range c.readers {
-		r.SetCallback(func(rec map[string]any) { c.receive(name, rec) })
+		recv := func(rec map[string]any) { c.receive(name, rec) }
+		if slices.Contains(c.cfg.concurrent, name) {
+			// receive never blocks for a concurrent command (its handler
+			// runs on a goroutine of its own and acks are queued without
+			// waiting), so it runs on the poll goroutine: one goroutine
+			// handoff per command instead of two.
+			if err := r.SetInline(recv); err != nil {
+				return fmt.Errorf("controller: start %s: %w", c.Name(), err)
+			}
+		} else {
+			r.SetCallback(recv)
+		}
 	}
 	if err := c.in.Start(ctx); err != nil {
 		return fmt.Errorf("controller: start %s: %w", c.Name(), err)
@@ -280,7 +291,8 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// receive runs on the command topic's reader goroutine.
+// receive runs on the command topic's reader goroutine, or on the poll
+// goroutine for concurrent commands: it must not block.
 func (c *Controller) receive(name string, rec map[string]any) {
 	c.stats.received.Add(1)
 	cmd := &Command{Name: name, Data: rec, c: c}
@@ -357,28 +369,64 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	} else {
 		c.stats.failed.Add(1)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.ack(ctx, cmd, a); err != nil {
+	// The final ack is queued, not waited for, as the reference's
+	// controller does (its writes return once produce() queued them): the
+	// next command of the topic need not wait for the broker, and no
+	// goroutine wakes up just to learn that the ack was written. ctx
+	// bounds waiting for buffer space and for the topic's metadata, so it
+	// must live until the record is done (franz-go fails a record waiting
+	// for an unknown topic when the ctx given to Produce ends).
+	ctx, cancel := ackContext()
+	failed := func(err error) {
+		c.stats.ackErrors.Add(1)
 		c.log.Warn("controller: could not acknowledge command", "controller", c.Name(), "command", cmd.Name, "seqNum", cmd.SeqNum, "err", err)
+	}
+	rec, err := c.ackRecord(cmd, a)
+	if err == nil {
+		err = c.ackW.WriteSeqAsync(ctx, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) {
+			cancel()
+			if err != nil {
+				failed(err)
+			}
+		})
+	}
+	if err != nil {
+		cancel()
+		failed(err)
 	}
 }
 
-// ack writes one ackcmd record for cmd, as the reference does.
+// ackContext bounds a final ack's wait for the producer (buffer space,
+// metadata); its cancel runs once the record is done.
+func ackContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 30*time.Second)
+}
+
+// ack writes one ackcmd record for cmd, as the reference does, and waits
+// for the broker.
 func (c *Controller) ack(ctx context.Context, cmd *Command, a topics.Ack) error {
+	rec, err := c.ackRecord(cmd, a)
+	if err != nil {
+		return err
+	}
+	if _, err := c.ackW.WriteSeq(ctx, rec, cmd.SeqNum); err != nil {
+		c.stats.ackErrors.Add(1)
+		return err
+	}
+	return nil
+}
+
+// ackRecord is the ackcmd record answering cmd with a.
+func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, error) {
 	if c.ackW == nil {
-		return errors.New("controller: write-only controllers send no acks")
+		return nil, errors.New("controller: write-only controllers send no acks")
 	}
 	if a.Code == topics.CmdInProgress {
 		c.stats.inProgress.Add(1)
 	}
 	a.Identity, a.Origin = cmd.Identity, cmd.Origin
 	a.CmdType = c.cmdtype["command_"+cmd.Name]
-	if _, err := c.ackW.WriteSeq(ctx, a.Fields(), cmd.SeqNum); err != nil {
-		c.stats.ackErrors.Add(1)
-		return err
-	}
-	return nil
+	return a.Fields(), nil
 }
 
 // Close cancels running handlers (they are acknowledged CMD_ABORTED),

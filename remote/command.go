@@ -88,7 +88,7 @@ func (r *Remote) Command(ctx context.Context, name string, params map[string]any
 	for _, o := range opts {
 		o.applyCmd(&cfg)
 	}
-	f, err := r.startCommand(ctx, name, params, cfg)
+	f, err := r.startCommand(ctx, name, params, cfg, false)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +105,15 @@ func (r *Remote) StartCommand(ctx context.Context, name string, params map[strin
 	for _, o := range opts {
 		o.applyCmd(&cfg)
 	}
-	return r.startCommand(ctx, name, params, cfg)
+	return r.startCommand(ctx, name, params, cfg, true)
 }
 
-func (r *Remote) startCommand(ctx context.Context, name string, params map[string]any, cfg cmdConfig) (*Future, error) {
+// startCommand sends the command; with sync it returns once the broker
+// has it, else once it is queued (as the reference's start does): a write
+// the broker then refuses ends the Future with the error. Not waiting
+// saves a goroutine wake-up per command, since the acks come through the
+// Future anyway.
+func (r *Remote) startCommand(ctx context.Context, name string, params map[string]any, cfg cmdConfig, sync bool) (*Future, error) {
 	w := r.cmds[name]
 	if w == nil {
 		if r.comp.Command(name) != nil {
@@ -134,10 +139,18 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	r.pending[seq] = f
 	r.mu.Unlock()
 	f.start = time.Now()
-	if _, err := w.WriteSeq(ctx, rec, seq); err != nil {
-		r.mu.Lock()
-		delete(r.pending, seq)
-		r.mu.Unlock()
+	var err error
+	if sync {
+		_, err = w.WriteSeq(ctx, rec, seq)
+	} else {
+		err = w.WriteSeqAsync(ctx, rec, seq, func(_ topics.WriteResult, err error) {
+			if err != nil {
+				f.fail(fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err))
+			}
+		})
+	}
+	if err != nil {
+		f.forget()
 		return nil, fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err)
 	}
 	return f, nil
@@ -181,6 +194,21 @@ func (f *Future) deliver(a *topics.Ack) {
 	case f.notify <- struct{}{}:
 	default:
 	}
+}
+
+// fail ends the command with the error of its write (as a failed
+// synchronous write, it is not observed as a command outcome).
+func (f *Future) fail(err error) {
+	f.forget()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-f.done:
+		return
+	default:
+	}
+	f.final, f.err = nil, err
+	close(f.done)
 }
 
 // abandon ends the command with err (Remote closed).

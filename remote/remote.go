@@ -152,7 +152,12 @@ func (r *Remote) build(cfg config) error {
 		if r.ack, err = r.in.Reader(r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
 			return err
 		}
-		r.ack.SetCallback(r.dispatch)
+		// Acks are matched to their commands on the poll goroutine:
+		// dispatch never blocks, and a queue and callback goroutine
+		// in between would add a goroutine handoff to every command.
+		if err := r.ack.SetInline(r.dispatch); err != nil {
+			return err
+		}
 		r.seq = topics.NewSeqNums(r.comp.CommandNames(), rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
 	}
 	return nil
@@ -221,8 +226,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// dispatch runs on the ack reader's goroutine: it hands each ack meant for
-// this Remote to the waiting command without blocking.
+// dispatch runs on the instance's poll goroutine: it hands each ack meant
+// for this Remote to the waiting command without blocking.
 func (r *Remote) dispatch(rec map[string]any) {
 	a := topics.AckFromRecord(rec)
 	if a.Identity != r.in.Identity() || a.Origin != int32(r.in.Origin()) {

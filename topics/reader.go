@@ -69,6 +69,7 @@ type Reader struct {
 	notify   chan struct{}
 	done     chan struct{}
 	cb       func(map[string]any)
+	inline   func(map[string]any) // set before Start; called on the poll goroutine
 	cbWake   chan struct{}
 	cbDone   chan struct{}
 	warned   int
@@ -206,10 +207,11 @@ func (r *Reader) Flush() error {
 // delivered first. nil stops callbacks. No callback runs after Close.
 // SetCallback(nil) and Instance.Close wait for a running callback to
 // return, so a callback must not call them itself (it would wait for
-// itself); it can call them from a new goroutine.
+// itself); it can call them from a new goroutine. It does nothing on a
+// reader given SetInline.
 func (r *Reader) SetCallback(fn func(map[string]any)) {
 	r.mu.Lock()
-	if r.closed {
+	if r.closed || r.inline != nil {
 		r.mu.Unlock()
 		return
 	}
@@ -234,6 +236,34 @@ func (r *Reader) SetCallback(fn func(map[string]any)) {
 	if done != nil {
 		<-done
 	}
+}
+
+// SetInline delivers every record to fn on the instance's poll goroutine,
+// as it is fetched, instead of queuing it: no goroutine handoff, so it is
+// the fastest way to react to a record (a Remote matches command acks to
+// their waiting commands this way). fn must return quickly and never
+// block: while it runs, no reader of the instance receives anything. It
+// must not call the instance's or this reader's Close or SetCallback.
+// Records passed to fn are not queued (Next, TryNext and SetCallback see
+// none), but Get and Stats see them. SetInline must be called before the
+// instance starts; no call runs after Close.
+func (r *Reader) SetInline(fn func(map[string]any)) error {
+	r.in.mu.Lock()
+	defer r.in.mu.Unlock()
+	switch r.in.state {
+	case stateClosed:
+		return ErrClosed
+	case stateNew:
+	default:
+		return ErrStarted
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cb != nil {
+		return ErrCallbackSet
+	}
+	r.inline = fn
+	return nil
 }
 
 func (r *Reader) callbackLoop(wake <-chan struct{}, done chan struct{}) {
@@ -283,6 +313,17 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.popLocked()
 		r.stats.Overflow++
 		r.in.rl.log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+	}
+	if r.inline != nil {
+		r.latest = rec
+		r.stats.Delivered++
+		if historical {
+			r.stats.Historical++
+		}
+		fn := r.inline
+		r.mu.Unlock()
+		r.safeCall(fn, rec)
+		return
 	}
 	r.q[(r.head+r.n)%len(r.q)] = rec
 	r.n++

@@ -138,6 +138,15 @@ func (w *Writer) WriteAsync(ctx context.Context, rec map[string]any, done func(W
 	return w.send(ctx, rec, 0, done)
 }
 
+// WriteSeqAsync is WriteAsync with an explicit private_seqNum (commands and
+// acks): it returns once rec is queued, as the reference's writes do.
+func (w *Writer) WriteSeqAsync(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
+	if seq <= 0 {
+		return fmt.Errorf("topics: %s: private_seqNum %d must be > 0", w.topic, seq)
+	}
+	return w.send(ctx, rec, seq, done)
+}
+
 func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
 	if err := w.in.writable(); err != nil {
 		return err

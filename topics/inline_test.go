@@ -1,0 +1,76 @@
+package topics_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/lsst-sal/salgo/topics"
+)
+
+// TestReader_Inline: SetInline delivers every record, in order, on the
+// poll goroutine, queues none, counts them as delivered, makes SetCallback
+// a no-op, and is refused once the instance started.
+func TestReader_Inline(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	in, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	r, err := in.Reader(tp, topics.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seqs []int32
+	if err := r.SetInline(func(rec map[string]any) {
+		mu.Lock()
+		seqs = append(seqs, rec["private_seqNum"].(int32))
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.SetCallback(func(map[string]any) { t.Error("callback called on an inline reader") })
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetInline(func(map[string]any) {}); !errors.Is(err, topics.ErrStarted) {
+		t.Errorf("SetInline after Start: %v, want ErrStarted", err)
+	}
+	wi, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Close()
+	w, _ := wi.Writer(tp)
+	if err := wi.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	for range n {
+		if _, err := w.Write(ctx, map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "50 records delivered inline", func() bool { mu.Lock(); defer mu.Unlock(); return len(seqs) == n })
+	mu.Lock()
+	for i, s := range seqs {
+		if s != int32(i+1) {
+			t.Fatalf("record %d has seqNum %d, want %d (got %v)", i, s, i+1, seqs)
+		}
+	}
+	mu.Unlock()
+	if s := r.Stats(); s.Delivered != n || s.Queued != 0 {
+		t.Errorf("stats %+v, want %d delivered, none queued", s, n)
+	}
+	if rec := r.TryNext(); rec != nil {
+		t.Errorf("TryNext returned a record of an inline reader: %v", rec)
+	}
+	if got := r.Get(); got == nil || got["private_seqNum"] != int32(n) {
+		t.Errorf("Get: %v, want the last record (seqNum %d)", got, n)
+	}
+}
