@@ -152,17 +152,26 @@ func ping(ctx context.Context, cl *kgo.Client) error {
 // Produce sends a record asynchronously; done runs once the broker
 // acknowledged it (or it failed), on a franz-go goroutine, serially.
 func (p *Producer) Produce(ctx context.Context, topic string, key, value []byte, done func(partition int32, offset int64, err error)) {
-	// The record's own context must not be cancelable: when a buffered
-	// record's context ends, franz-go fails every record buffered for that
-	// partition, so a command handler's cancelled context would take the
-	// CMD_ABORTED ack written after it down too. ctx only bounds waiting
-	// for buffer space here; callers bound their wait for the ack.
-	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: context.WithoutCancel(ctx)}
-	p.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+	// Once buffered, a record must not be cancelable: franz-go fails a
+	// whole buffered batch when the context of its first record ends, be
+	// it the record's own Context or the ctx given to Produce. A command
+	// handler's cancelled context would take the CMD_ABORTED ack written
+	// after it down too, and a Write that gave up while no broker answered
+	// would fail the records of other writers buffered behind it (seen in
+	// internal/faults). So ctx only bounds waiting for buffer space: pctx
+	// is cancelled if ctx ends while Produce still blocks; callers bound
+	// their wait for the ack. (A ctx ending within the instant between
+	// buffering and stop still cancels pctx.)
+	base := context.WithoutCancel(ctx)
+	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: base}
+	pctx, cancel := context.WithCancel(base)
+	stop := context.AfterFunc(ctx, cancel)
+	p.cl.Produce(pctx, r, func(r *kgo.Record, err error) {
 		if done != nil {
 			done(r.Partition, r.Offset, err)
 		}
 	})
+	stop()
 }
 
 // Flush waits until every buffered record is acknowledged.
