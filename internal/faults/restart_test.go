@@ -72,10 +72,17 @@ func TestBrokerRestart(t *testing.T) {
 func restart(t *testing.T, b *brokers, fault string, ps []*pipeline) {
 	tFault := time.Now()
 	b.must(fault, b.dir)
+	var probe func()
+	if fault == "kill" && ps[0].ctrl != nil {
+		probe = giveUpProbe(t, ps[0].bus, ps[0].ctrl.Event("heartbeat"))
+	}
 	time.Sleep(downTime)
 	b.must("start", b.dir)
 	tBack := time.Now()
 	t.Logf("broker down %.1f s (kafka.sh %s, %v, kafka.sh start)", tBack.Sub(tFault).Seconds(), fault, downTime)
+	if probe != nil {
+		probe()
+	}
 	for _, p := range ps {
 		seqAtBack := p.st.lastSeq.Load()
 		if !waitFor(90*time.Second, func() bool { return p.arr.newest() >= seqAtBack+2*telemetryRate }) {
@@ -192,6 +199,45 @@ func (p *pipeline) halt(t *testing.T) {
 	if p.cm != nil {
 		if n := p.cm.halt(commandTimeout + time.Minute); n > 0 {
 			t.Errorf("acks=%s: %d commands neither ended nor failed within a minute of their deadline: a hang", p.acks, n)
+		}
+	}
+}
+
+// giveUpProbe, run while no broker answers, writes record A with a
+// 300 ms context (its Write gives up) and then record B with a generous
+// one, to the same topic. The returned function, called once the broker is
+// back, checks that B's Write succeeded: a record whose Write gave up
+// must not take down the records buffered behind it (franz-go fails a
+// whole batch when the context of its first record ends), and that A, as
+// the SDK documents, stayed queued and was delivered.
+func giveUpProbe(t *testing.T, bus *sal.Bus, w *topics.Writer) func() {
+	before := w.Stats()
+	actx, acancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, errA := w.Write(actx, w.New())
+	acancel()
+	errB := make(chan error, 1)
+	go func() {
+		bctx, bcancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer bcancel()
+		_, err := w.Write(bctx, w.New())
+		errB <- err
+	}()
+	return func() {
+		if errA == nil {
+			t.Errorf("a Write with a 300 ms context succeeded while the broker was down")
+		}
+		if err := <-errB; err != nil {
+			t.Errorf("record B failed because record A's Write gave up before it: %v", err)
+		}
+		fctx, fcancel := context.WithTimeout(context.Background(), time.Minute)
+		defer fcancel()
+		if err := bus.Flush(fctx); err != nil {
+			t.Error(err)
+		}
+		after := w.Stats()
+		t.Logf("give-up probe: A's Write returned %v; WriterStats then %+v, now %+v", errA, before, after)
+		if got := after.Written - before.Written; got != 2 {
+			t.Errorf("%d of the records A and B were acknowledged, want 2 (A's record stays queued when its Write gives up); failed: %d", got, after.Failed-before.Failed)
 		}
 	}
 }
