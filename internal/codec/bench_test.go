@@ -74,6 +74,26 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	})
+	// What the SDK's reader does: DecodeIssues into a fresh empty map.
+	b.Run("issues", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(f.body)))
+		for b.Loop() {
+			if _, err := f.c.DecodeIssues(f.body, make(map[string]any, len(f.top.Fields))); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("resolving", func(b *testing.B) {
+		d := mustResolve(b, schemaText(f.top), f.top)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(f.body)))
+		for b.Loop() {
+			if _, err := d.Decode(f.body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("hamba/Unmarshal", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(f.body)))

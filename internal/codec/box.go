@@ -7,9 +7,9 @@ import (
 
 // Boxing a float64 or a slice into an interface allocates a copy of it on
 // the heap, one allocation per field. A fresh record takes these copies
-// from slabs it allocates once instead: its float and int scalars sit in
-// the float32 and float64 backing arrays after the array items, and its
-// slice headers in one []sliceHdr. The interfaces then point into the
+// from slabs it allocates once instead: its float, double and int scalars
+// sit in its float32 and float64 backing arrays (one allocation) between
+// the array items, and its slice headers in one []sliceHdr. The interfaces then point into the
 // slabs, as they would point at their own copies.
 //
 // This is what the runtime does when it boxes a value (an interface is a
@@ -46,6 +46,21 @@ var (
 func boxAt(typ, p unsafe.Pointer) (v any) {
 	*(*eface)(unsafe.Pointer(&v)) = eface{typ: typ, data: p}
 	return v
+}
+
+// slabs allocates n32 float32 and n64 float64 slots as one array,
+// doubles first so that they are aligned, for s.f32 and s.f64.
+func (s *dstate) slabs(n32, n64 int) {
+	if n32+n64 == 0 {
+		return
+	}
+	slab := make([]uint64, n64+(n32+1)/2)
+	if n64 > 0 {
+		s.f64 = unsafe.Slice((*float64)(unsafe.Pointer(&slab[0])), n64)
+	}
+	if n32 > 0 {
+		s.f32 = unsafe.Slice((*float32)(unsafe.Pointer(&slab[n64])), n32)
+	}
 }
 
 // boxF32 boxes v in the next free float32 of the slab, or as usual if the

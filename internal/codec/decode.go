@@ -251,10 +251,12 @@ func (d *Decoder) addStep(st step, count int) {
 }
 
 // Decode decodes src into a fresh map holding every reader field, with
-// fresh slices and canonical Go types. To save allocations the float
-// arrays of one record share one backing array, as do its double arrays
-// (each slice has its own length and capacity, so appending to one never
-// overwrites another). Issues are counted in Stats; use
+// fresh slices and canonical Go types. To save allocations the float and
+// double arrays of one record share one backing array (each slice has its
+// own length and capacity, so appending to one never overwrites another);
+// its float, double and int values are boxed from the same array, and a
+// string equal to the field's previous value is the same string (see
+// box.go). Issues are counted in Stats; use
 // DecodeIssues to see those of one record.
 func (d *Decoder) Decode(src []byte) (map[string]any, error) {
 	rec := make(map[string]any, d.nfields)
@@ -304,26 +306,16 @@ func (d *Decoder) Topic() string { return d.topic }
 
 func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, error) {
 	s := dstate{b: src}
-	// One allocation per slab instead of one per value (see box.go), and
-	// only when src is long enough to hold what fills them.
+	// One allocation for the values instead of one per value (see
+	// box.go), and only when src is long enough to hold what fills it.
 	if !reuse && d.minWire <= len(src) {
-		if n := d.nf32 + d.sc32; n > 0 {
-			s.f32 = make([]float32, n)
-		}
-		if n := d.nf64 + d.sc64; n > 0 {
-			s.f64 = make([]float64, n)
-		}
+		s.slabs(d.nf32+d.sc32, d.nf64+d.sc64)
 		if d.nhdr > 0 {
 			s.hdr = make([]sliceHdr, d.nhdr)
 		}
 	} else if reuse && d.minWireScalars <= len(src) {
 		// Reused slices need no boxing; scalars do.
-		if d.sc32 > 0 {
-			s.f32 = make([]float32, d.sc32)
-		}
-		if d.sc64 > 0 {
-			s.f64 = make([]float64, d.sc64)
-		}
+		s.slabs(d.sc32, d.sc64)
 	}
 	for i := range d.steps {
 		st := &d.steps[i]
@@ -487,9 +479,9 @@ type dstate struct {
 	off    int
 	depth  int
 	issues Issues
-	// f32 and f64 are the unused parts of the shared backing arrays of a
-	// fresh decode, whose last slots box scalars; hdr is the unused part
-	// of the slice header slab (see box.go).
+	// f32 and f64 are the unused parts of the shared backing array of a
+	// fresh decode, whose slots hold array items and boxed scalars; hdr
+	// is the unused part of the slice header slab (see box.go).
 	f32 []float32
 	f64 []float64
 	hdr []sliceHdr
