@@ -149,9 +149,13 @@ func (r *Remote) build(cfg config) error {
 	}
 	if !cfg.readOnly && len(r.cmds) > 0 {
 		var err error
-		if r.ack, err = r.in.Reader(r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
+		if r.ack, err = r.in.Reader(r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000, OwnConsumer: true}); err != nil {
 			return err
 		}
+		// The acks have a consumer of their own, so that each ack is
+		// fetched without the component's event and telemetry partitions
+		// (a fetch covers all of a consumer's partitions; on the embedded
+		// broker this is about a fifth of a command's round trip).
 		// Acks are matched to their commands on the poll goroutine:
 		// dispatch never blocks, and a queue and callback goroutine
 		// in between would add a goroutine handoff to every command.

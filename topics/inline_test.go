@@ -74,3 +74,55 @@ func TestReader_Inline(t *testing.T) {
 		t.Errorf("Get: %v, want the last record (seqNum %d)", got, n)
 	}
 }
+
+// TestReader_OwnConsumer: a reader with a consumer of its own and readers
+// on the shared one each get their records, and Close stops both loops.
+func TestReader_OwnConsumer(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	ownT, sharedT := comp.Telemetry("scalars"), comp.Telemetry("status")
+	in, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := in.Reader(ownT, topics.ReaderOptions{OwnConsumer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := in.Reader(sharedT, topics.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wi, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Close()
+	wo, _ := wi.Writer(ownT)
+	ws, _ := wi.Writer(sharedT)
+	if err := wi.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		for _, w := range []*topics.Writer{wo, ws} {
+			if _, err := w.Write(ctx, map[string]any{}); err != nil {
+				t.Fatalf("write %d: %v", i, err)
+			}
+		}
+	}
+	for _, r := range []*topics.Reader{own, shared} {
+		for i := range 10 {
+			if rec := next(t, ctx, r); rec["private_seqNum"] != int32(i+1) {
+				t.Fatalf("%s: record %d has seqNum %v", r.Topic(), i, rec["private_seqNum"])
+			}
+		}
+	}
+	in.Close()
+	if _, err := own.Next(ctx); !errors.Is(err, topics.ErrClosed) {
+		t.Errorf("Next after Close: %v, want ErrClosed", err)
+	}
+}

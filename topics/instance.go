@@ -40,14 +40,15 @@ type Instance struct {
 	readers map[string]*Reader
 	order   []*Reader
 	writers map[*salxml.Topic]*Writer
-	cons    *kafka.Consumer
+	cons    []*kafka.Consumer // the shared one, then one per OwnConsumer reader
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
 	ready   chan struct{}
 	pending int // history readers not caught up; poll goroutine only
 
-	// Schema lookups by the poll goroutine (see Reader.lookup).
+	// Schema lookups by the poll goroutines (see Reader.lookup).
+	lookMu       sync.Mutex
 	regPause     time.Time // no lookups before this: the registry did not answer
 	lookupWindow time.Time // start of the current second of lookups
 	lookups      int       // lookups in that second
@@ -252,6 +253,8 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		return nil
 	}
 	assign := map[string]map[int32]kafka.Start{}
+	var own []map[string]map[int32]kafka.Start
+	var ownNames []string
 	for _, r := range readers {
 		depth := r.opts.MaxHistory
 		if depth > 0 && in.comp.Indexed {
@@ -276,31 +279,57 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 				r.hist.target[p] = wm.High - 1
 			}
 		}
-		assign[r.kname] = parts
 		if r.hist != nil {
 			in.pending++
 		}
+		if r.opts.OwnConsumer && r.hist == nil {
+			own = append(own, map[string]map[int32]kafka.Start{r.kname: parts})
+			ownNames = append(ownNames, r.topic.SALName)
+		} else {
+			assign[r.kname] = parts
+		}
 	}
-	kc := in.d.kafkaFor("consumer-" + in.comp.NameIndex(in.index))
-	cons, err := kafka.NewConsumer(kc, assign)
-	if err != nil {
-		return err
+	var conss []*kafka.Consumer
+	closeAll := func() {
+		for _, c := range conss {
+			c.Close()
+		}
+	}
+	name := "consumer-" + in.comp.NameIndex(in.index)
+	for i, a := range append([]map[string]map[int32]kafka.Start{assign}, own...) {
+		if i == 0 && len(a) == 0 {
+			continue // every reader has a consumer of its own
+		}
+		cname := name
+		if i > 0 {
+			cname = name + "-" + ownNames[i-1]
+		}
+		cons, err := kafka.NewConsumer(in.d.kafkaFor(cname), a)
+		if err != nil {
+			closeAll()
+			return err
+		}
+		conss = append(conss, cons)
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	in.mu.Lock()
 	if in.state == stateClosed {
 		in.mu.Unlock()
 		cancel()
-		cons.Close()
+		closeAll()
 		return ErrClosed
 	}
-	in.cons, in.cancel, in.state = cons, cancel, stateStarted
+	in.cons, in.cancel, in.state = conss, cancel, stateStarted
 	if in.pending == 0 {
 		close(in.ready)
 	}
-	in.wg.Add(1)
+	in.wg.Add(len(conss))
 	in.mu.Unlock()
-	go in.loop(lctx)
+	// History readers are all on the first consumer, so only its loop
+	// touches in.pending and in.ready.
+	for _, cons := range conss {
+		go in.loop(lctx, cons)
+	}
 	return nil
 }
 
@@ -318,10 +347,10 @@ func (in *Instance) registerAll(ctx context.Context, readers []*Reader, writers 
 	return g.Wait()
 }
 
-func (in *Instance) loop(ctx context.Context) {
+func (in *Instance) loop(ctx context.Context, cons *kafka.Consumer) {
 	defer in.wg.Done()
 	for {
-		err := in.cons.Poll(ctx, func(rec *kafka.Record) { in.handle(ctx, rec) })
+		err := cons.Poll(ctx, func(rec *kafka.Record) { in.handle(ctx, rec) })
 		if ctx.Err() != nil || errors.Is(err, kafka.ErrClosed) {
 			return
 		}
@@ -402,8 +431,8 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	return rec
 }
 
-// Limits on looking up writer schemas by id. Every lookup runs on the
-// instance's poll goroutine, so records with garbage schema ids must not
+// Limits on looking up writer schemas by id. Every lookup runs on one of
+// the instance's poll goroutines, so records with garbage schema ids must not
 // be able to stall the instance's readers: lookups are limited per second,
 // paused after the registry failed to answer, and ids that failed are not
 // asked for again for a while.
@@ -422,16 +451,20 @@ func (r *Reader) lookup(ctx context.Context, id int32) (*codec.Decoder, error) {
 		return nil, fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly))
 	}
 	in := r.in
+	in.lookMu.Lock()
 	if t.Before(in.regPause) {
+		in.lookMu.Unlock()
 		return nil, fmt.Errorf("schema id %d: not looked up: the registry did not answer; lookups paused until %s", id, in.regPause.Format(time.TimeOnly))
 	}
 	if t.Sub(in.lookupWindow) >= time.Second {
 		in.lookupWindow, in.lookups = t, 0
 	}
 	if in.lookups >= lookupsPerSec {
+		in.lookMu.Unlock()
 		return nil, fmt.Errorf("schema id %d: not looked up: over %d schema lookups per second", id, lookupsPerSec)
 	}
 	in.lookups++
+	in.lookMu.Unlock()
 	dec, err := r.resolver(ctx, id)
 	if err == nil {
 		return dec, nil
@@ -448,7 +481,9 @@ func (r *Reader) lookup(ctx context.Context, id int32) (*codec.Decoder, error) {
 	}
 	r.unknown[id] = t.Add(unknownRetry)
 	if errors.Is(err, registry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		in.lookMu.Lock()
 		in.regPause = now().Add(registryPause)
+		in.lookMu.Unlock()
 	}
 	return nil, err
 }
@@ -547,8 +582,8 @@ func (in *Instance) Close() {
 	if cancel != nil {
 		cancel()
 	}
-	if cons != nil {
-		cons.Close()
+	for _, c := range cons {
+		c.Close()
 	}
 	for _, r := range readers {
 		r.close()

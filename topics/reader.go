@@ -26,6 +26,13 @@ type ReaderOptions struct {
 	// is older than the last seen for the same SAL index; by default they
 	// are dropped and counted, as the reference does.
 	KeepOutOfOrder bool
+	// OwnConsumer reads the topic with a Kafka consumer of its own instead
+	// of the instance's shared one, so that its records are fetched
+	// without the instance's other partitions: each fetch of a consumer
+	// covers all its partitions, which costs the client and broker time on
+	// every wake. A Remote reads its acks this way. Ignored for readers
+	// that read history.
+	OwnConsumer bool
 }
 
 // ReaderStats counts what happened to a reader's records.
@@ -242,7 +249,8 @@ func (r *Reader) SetCallback(fn func(map[string]any)) {
 // as it is fetched, instead of queuing it: no goroutine handoff, so it is
 // the fastest way to react to a record (a Remote matches command acks to
 // their waiting commands this way). fn must return quickly and never
-// block: while it runs, no reader of the instance receives anything. It
+// block: while it runs, no other reader fed by the same consumer (see
+// ReaderOptions.OwnConsumer) receives anything. It
 // must not call the instance's or this reader's Close or SetCallback.
 // Records passed to fn are not queued (Next, TryNext and SetCallback see
 // none), but Get and Stats see them. SetInline must be called before the
