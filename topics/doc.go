@@ -1,6 +1,7 @@
 // Package topics is the SDK's runtime: a Domain (one Kafka producer and one
 // schema registry client per process), component Instances (one consumer
-// each, as ts_salobj's SalInfo), topic Writers that stamp, validate, encode
+// each, as ts_salobj's SalInfo, plus one per reader that asks for its own,
+// such as a Remote's acks), topic Writers that stamp, validate, encode
 // and send records, and topic Readers that decode, filter and deliver them,
 // including the newest event per SAL index to a late joiner.
 //

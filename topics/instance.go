@@ -24,8 +24,8 @@ const (
 )
 
 // Instance is one component instance (name and SAL index) taking part in
-// the bus, as ts_salobj's SalInfo: its readers share one consumer, its
-// writers the Domain's producer.
+// the bus, as ts_salobj's SalInfo: its readers share one consumer (except
+// those with ReaderOptions.OwnConsumer), its writers the Domain's producer.
 type Instance struct {
 	d           *Domain
 	comp        *salxml.Component
