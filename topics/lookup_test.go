@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // Records with garbage schema ids must not stall a reader: each unknown id
@@ -20,7 +21,7 @@ import (
 // counted undecodable, the registry sees a bounded number of lookups, and
 // a good record written after them is delivered.
 func TestUnknownSchemaIDsLimited(t *testing.T) {
-	cfg := testConfig(t, nil)
+	cfg := testConfig(t, salxml.Embedded())
 	target, err := url.Parse(cfg.RegistryURL)
 	if err != nil {
 		t.Fatal(err)
