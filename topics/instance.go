@@ -528,6 +528,13 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 		seq, _ := rec["private_seqNum"].(int32)
 		k := writerKey{origin: origin, identity: ident, index: idx}
 		if last, ok := r.lastSeq[k]; ok {
+			if seq == last {
+				// The same record again (a producer retry at acks=1
+				// that reached the log twice): counted, not delivered.
+				r.count(func(s *ReaderStats) { s.Duplicates++ })
+				r.in.rl.log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
+				return
+			}
 			want := last + 1
 			if last >= maxSeqNum {
 				want = 1

@@ -44,6 +44,7 @@ type ReaderStats struct {
 	Overflow    uint64 // dropped: queue full (oldest dropped)
 	Lost        uint64 // missing by private_seqNum gaps
 	OutOfOrder  uint64 // dropped: older private_sndStamp than the last
+	Duplicates  uint64 // dropped: the same writer's private_seqNum again
 	Undecodable uint64 // bad framing, unknown schema id or bad Avro
 	Violations  uint64 // delivered, but break a bound the reference does not enforce
 	Queued      int    // records waiting in the queue now

@@ -1,6 +1,7 @@
 package topics_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -547,5 +548,36 @@ func TestReader_Partitions(t *testing.T) {
 		if part < 0 || part > 2 {
 			t.Errorf("write landed on partition %d of 3", part)
 		}
+	}
+}
+
+// TestReader_Duplicates: the same writer's record with the same seqNum
+// again (a producer retry at acks=1 that reached the log twice) is dropped
+// and counted, not delivered twice and not counted as lost.
+func TestReader_Duplicates(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	r := rs[0]
+	id := schemaID(t, d, tp)
+	a := peer{identity: "a@host", origin: 10, index: 1}
+	snd := topics.TAI()
+	var vals [][]byte
+	for _, s := range []int32{1, 2, 2, 3, 3, 3, 4} {
+		vals = append(vals, frame(t, tp, id, a.record(t, tp, nil, s, snd+float64(s)*0.001)))
+	}
+	produce(t, rawProducer(t, d), kname(d, tp), vals...)
+	var got []int32
+	for range 4 {
+		got = append(got, next(t, ctx, r)["private_seqNum"].(int32))
+	}
+	waitFor(t, ctx, "all 7 records received", func() bool { return r.Stats().Received == 7 })
+	if s := r.Stats(); s.Duplicates != 3 || s.Delivered != 4 || s.Lost != 0 || s.OutOfOrder != 0 {
+		t.Errorf("seqNums 1 2 2 3 3 3 4: stats %+v, want 3 duplicates, 4 delivered, none lost or out of order", s)
+	}
+	if fmt.Sprint(got) != "[1 2 3 4]" {
+		t.Errorf("delivered seqNums %v, want [1 2 3 4]", got)
 	}
 }

@@ -650,12 +650,12 @@ func judge(t *testing.T, acks string, tl tally, stats topics.ReaderStats) {
 		if tl.ackedMissing > 0 {
 			t.Errorf("acks=all: %d acknowledged records lost (e.g. seqNums %v)", tl.ackedMissing, tl.missingSample)
 		}
-		if tl.duplicates > 0 || stats.OutOfOrder > 0 {
-			t.Errorf("acks=all + idempotence: %d duplicates delivered, %d dropped as out of order", tl.duplicates, stats.OutOfOrder)
+		if tl.duplicates > 0 || stats.OutOfOrder > 0 || stats.Duplicates > 0 {
+			t.Errorf("acks=all + idempotence: %d duplicates delivered, %d dropped as duplicates, %d dropped as out of order", tl.duplicates, stats.Duplicates, stats.OutOfOrder)
 		}
 	} else {
-		t.Logf("acks=%s: %d acknowledged records lost, %d failed writes missing, %d duplicates delivered (ReaderStats: Lost %d, OutOfOrder %d)",
-			acks, tl.ackedMissing, tl.failedMissing, tl.duplicates, stats.Lost, stats.OutOfOrder)
+		t.Logf("acks=%s: %d acknowledged records lost, %d failed writes missing, %d duplicates delivered (ReaderStats: Lost %d, Duplicates %d, OutOfOrder %d)",
+			acks, tl.ackedMissing, tl.failedMissing, tl.duplicates, stats.Lost, stats.Duplicates, stats.OutOfOrder)
 	}
 }
 

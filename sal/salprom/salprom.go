@@ -87,6 +87,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Exporter, error) {
 		{desc: desc("records_overflow_total", "Records dropped because a reader's queue was full."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Overflow })},
 		{desc: desc("records_lost_total", "Records missing by private_seqNum gaps."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Lost })},
 		{desc: desc("records_out_of_order_total", "Records dropped as older than the last one."), get: rd(func(s *topics.ReaderStats) uint64 { return s.OutOfOrder })},
+		{desc: desc("records_duplicate_total", "Records dropped as a repeat of the same writer's last private_seqNum."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Duplicates })},
 		{desc: desc("records_undecodable_total", "Records skipped: bad framing, unknown schema id or bad Avro."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Undecodable })},
 		{desc: desc("records_violations_total", "Records delivered that break a bound the reference does not enforce."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Violations })},
 	}
