@@ -19,6 +19,10 @@ import (
 // nothing else refers to it, so the boxed value is as immutable as a
 // runtime copy. Holding one value keeps its whole slab alive, as holding
 // one array already keeps the record's shared backing array alive.
+//
+// The slabs live on the heap: the compiler sees their pointers flow into
+// the record (go build -gcflags=-m reports their make as escaping), and
+// TestDecode_Independent fails if boxed values are ever shared.
 
 // eface is the layout of an interface value of type any.
 type eface struct {
