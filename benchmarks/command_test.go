@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -44,27 +45,37 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(pct(0.99), "p99-µs")
 }
 
+// commandPair starts a Controller of Example:1 whose setScalars handler
+// returns at once (concurrently) and a Remote of it with opts, on a fresh
+// bus; both close when b ends.
+func commandPair(b *testing.B, opts ...remote.Option) (*sal.Bus, *sal.Remote) {
+	b.Helper()
+	bus := benchBus(b)
+	ctx := context.Background()
+	c, err := bus.NewController("Example", 1, controller.AllowMissing(), controller.Concurrent("setScalars"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.HandleFunc("setScalars", func(context.Context, *controller.Command) error { return nil })
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	r, err := bus.NewRemote(ctx, "Example", 1, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	return bus, r
+}
+
 // BenchmarkCommandRoundTrip: a Remote sends setScalars to a Controller and
 // waits for CMD_COMPLETE; sequentially, and with 16 commands in flight.
 func BenchmarkCommandRoundTrip(b *testing.B) {
 	for _, inflight := range []int{1, 16} {
 		b.Run(fmt.Sprintf("inflight=%d", inflight), func(b *testing.B) {
-			bus := benchBus(b)
 			ctx := context.Background()
-			c, err := bus.NewController("Example", 1, controller.AllowMissing(), controller.Concurrent("setScalars"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			c.HandleFunc("setScalars", func(context.Context, *controller.Command) error { return nil })
-			if err := c.Start(ctx); err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			r, err := bus.NewRemote(ctx, "Example", 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			_, r := commandPair(b)
 			for range 20 { // warm up topics and connections
 				if _, err := r.Command(ctx, "setScalars", nil); err != nil {
 					b.Fatal(err)

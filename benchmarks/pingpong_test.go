@@ -10,7 +10,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
@@ -161,22 +160,8 @@ func BenchmarkCommandVsRaw(b *testing.B) {
 }
 
 func benchCommandVsRaw(b *testing.B, opts ...remote.Option) {
-	bus := benchBus(b)
 	ctx := context.Background()
-	c, err := bus.NewController("Example", 1, controller.AllowMissing(), controller.Concurrent("setScalars"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c.HandleFunc("setScalars", func(context.Context, *controller.Command) error { return nil })
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	r, err := bus.NewRemote(ctx, "Example", 1, opts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close()
+	bus, r := commandPair(b, opts...)
 	p := newPingPong(b, bus)
 	for range 20 {
 		if _, err := r.Command(ctx, "setScalars", nil); err != nil {
