@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.uber.org/goleak"
 	"io"
 	"os"
 	"os/exec"
@@ -56,7 +57,16 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "smoke: go build of the examples failed:", err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if code == 0 {
+		// The in-process tests (TestRealBroker, localkafka's bus) leave no
+		// goroutine behind.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "smoke: goroutines left running:", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // baseEnv is the test's environment without the variables that would send
