@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -318,32 +319,24 @@ func sameValue(a, b any) bool {
 	switch x := a.(type) {
 	case float64:
 		y, ok := b.(float64)
-		return ok && (x == y || (x != x && y != y))
+		return ok && sameFloat(x, y)
 	case float32:
 		y, ok := b.(float32)
-		return ok && (x == y || (x != x && y != y))
+		return ok && sameFloat(x, y)
 	case []float64:
-		y, ok := b.([]float64)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i])) {
-				return false
-			}
-		}
-		return true
+		return sameFloats(x, b)
 	case []float32:
-		y, ok := b.([]float32)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !(x[i] == y[i] || (x[i] != x[i] && y[i] != y[i])) {
-				return false
-			}
-		}
-		return true
+		return sameFloats(x, b)
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// sameFloat is x == y, with NaN equal to NaN.
+func sameFloat[F float32 | float64](x, y F) bool { return x == y || (x != x && y != y) }
+
+// sameFloats says whether b is a []F of the same length as x holding the
+// same values (NaN equal to NaN).
+func sameFloats[F float32 | float64](x []F, b any) bool {
+	y, ok := b.([]F)
+	return ok && slices.EqualFunc(x, y, sameFloat[F])
 }
