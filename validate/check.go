@@ -118,7 +118,7 @@ func (v *Validator) Check(rec map[string]any) Report {
 			}
 		}
 		if r.Unknown > 0 && r.First == nil {
-			r.First = v.newError(first, nil, -1, rec[first], ErrUnknownField, "unknown field (value "+describeTyped(rec[first])+")")
+			r.First = v.unknownError(first, rec[first])
 		}
 	}
 	return r
@@ -131,7 +131,7 @@ func (v *Validator) checkField(f *field, val any, r *Report) {
 		if !f.nullable {
 			r.Type++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrNull, "nil value for non-nullable "+f.typeText()+" field")
+				r.First = v.nullError(f)
 			}
 		}
 		return
@@ -141,7 +141,7 @@ func (v *Validator) checkField(f *field, val any, r *Report) {
 		if n < 0 {
 			r.Type++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrType, "value "+describeTyped(val)+" has wrong type for "+f.typeText()+" field (want "+f.goText()+")")
+				r.First = v.typeError(f, -1, val)
 			}
 			if n, _, _ = sliceInfo(val); n < 0 {
 				return
@@ -150,7 +150,7 @@ func (v *Validator) checkField(f *field, val any, r *Report) {
 		if n != f.count {
 			r.ArrayLength++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrArrayLength, "array length "+strconv.Itoa(n)+", want "+strconv.Itoa(f.count))
+				r.First = v.arrayLengthError(f, val, n)
 			}
 		}
 		return
@@ -160,20 +160,20 @@ func (v *Validator) checkField(f *field, val any, r *Report) {
 		if !ok {
 			r.Type++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrType, "value "+describeTyped(val)+" has wrong type for string field (want string)")
+				r.First = v.typeError(f, -1, val)
 			}
 			return
 		}
 		if f.maxLen > 0 && len(s) > f.maxLen {
 			r.StringLength++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrStringLength, "string length "+strconv.Itoa(len(s))+" bytes exceeds bound "+strconv.Itoa(f.maxLen))
+				r.First = v.stringLengthError(f, val, len(s))
 			}
 		}
 		if !utf8.ValidString(s) {
 			r.Encoding++
 			if r.First == nil {
-				r.First = v.newError(f.name, f, -1, val, ErrEncoding, "string "+describe(s)+" is not valid UTF-8")
+				r.First = v.encodingError(f, val, s)
 			}
 		}
 		return
@@ -181,7 +181,7 @@ func (v *Validator) checkField(f *field, val any, r *Report) {
 	if !isScalar(f.kind, val) {
 		r.Type++
 		if r.First == nil {
-			r.First = v.newError(f.name, f, -1, val, ErrType, "value "+describeTyped(val)+" has wrong type for "+f.typeText()+" field (want "+f.goText()+")")
+			r.First = v.typeError(f, -1, val)
 		}
 	}
 }

@@ -482,7 +482,7 @@ func (v *Validator) unknown(rec map[string]any, errs []error) []error {
 	}
 	slices.Sort(names)
 	for _, k := range names {
-		errs = append(errs, v.newError(k, nil, -1, rec[k], ErrUnknownField, "unknown field (value "+describeTyped(rec[k])+")"))
+		errs = append(errs, v.unknownError(k, rec[k]))
 	}
 	return errs
 }
@@ -491,7 +491,7 @@ func (v *Validator) unknown(rec map[string]any, errs []error) []error {
 // appends its errors. It returns the new value and whether it differs.
 func (v *Validator) fix(f *field, val any, normalize bool, errs *[]error) (any, bool) {
 	if val == nil {
-		*errs = append(*errs, v.newError(f.name, f, -1, nil, ErrNull, "nil value for non-nullable "+f.typeText()+" field"))
+		*errs = append(*errs, v.nullError(f))
 		return nil, false
 	}
 	if normalize {
@@ -516,11 +516,10 @@ func (v *Validator) fix(f *field, val any, normalize bool, errs *[]error) (any, 
 			return nil, false
 		}
 		if f.maxLen > 0 && len(s) > f.maxLen {
-			*errs = append(*errs, v.newError(f.name, f, -1, val, ErrStringLength,
-				"string length "+strconv.Itoa(len(s))+" bytes exceeds bound "+strconv.Itoa(f.maxLen)))
+			*errs = append(*errs, v.stringLengthError(f, val, len(s)))
 		}
 		if !utf8.ValidString(s) {
-			*errs = append(*errs, v.newError(f.name, f, -1, val, ErrEncoding, "string "+describe(s)+" is not valid UTF-8"))
+			*errs = append(*errs, v.encodingError(f, val, s))
 		}
 		return nil, false
 	}
@@ -550,8 +549,7 @@ func (v *Validator) fixArray(f *field, val any, normalize bool, errs *[]error) (
 	}
 	bad := false
 	if !normalize && n != f.count {
-		*errs = append(*errs, v.newError(f.name, f, -1, val, ErrArrayLength,
-			"array length "+strconv.Itoa(n)+", want "+strconv.Itoa(f.count)))
+		*errs = append(*errs, v.arrayLengthError(f, val, n))
 		bad = true
 	}
 	if sliceLen(f.kind, val) >= 0 {
@@ -590,6 +588,31 @@ func unwrapUnion(f *field, val any) (any, bool) {
 	}
 	x, ok := m[want]
 	return x, ok
+}
+
+// unknownError reports a key of the record that is not a field.
+func (v *Validator) unknownError(name string, val any) *FieldError {
+	return v.newError(name, nil, -1, val, ErrUnknownField, "unknown field (value "+describeTyped(val)+")")
+}
+
+// nullError reports a nil value for a field that is not nullable.
+func (v *Validator) nullError(f *field) *FieldError {
+	return v.newError(f.name, f, -1, nil, ErrNull, "nil value for non-nullable "+f.typeText()+" field")
+}
+
+// arrayLengthError reports an array val of n elements instead of Count.
+func (v *Validator) arrayLengthError(f *field, val any, n int) *FieldError {
+	return v.newError(f.name, f, -1, val, ErrArrayLength, "array length "+strconv.Itoa(n)+", want "+strconv.Itoa(f.count))
+}
+
+// stringLengthError reports a string val of n bytes over the field's bound.
+func (v *Validator) stringLengthError(f *field, val any, n int) *FieldError {
+	return v.newError(f.name, f, -1, val, ErrStringLength, "string length "+strconv.Itoa(n)+" bytes exceeds bound "+strconv.Itoa(f.maxLen))
+}
+
+// encodingError reports a string s (held in val) that is not valid UTF-8.
+func (v *Validator) encodingError(f *field, val any, s string) *FieldError {
+	return v.newError(f.name, f, -1, val, ErrEncoding, "string "+describe(s)+" is not valid UTF-8")
 }
 
 func (v *Validator) typeError(f *field, index int, val any) *FieldError {
