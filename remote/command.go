@@ -202,13 +202,7 @@ func (f *Future) fail(err error) {
 	f.forget()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	select {
-	case <-f.done:
-		return
-	default:
-	}
-	f.final, f.err = nil, err
-	close(f.done)
+	f.finishLocked(nil, err)
 }
 
 // abandon ends the command with err (Remote closed).
@@ -218,14 +212,24 @@ func (f *Future) abandon(err error) {
 	f.endLocked(nil, err)
 }
 
-func (f *Future) endLocked(a *topics.Ack, err error) {
+// finishLocked sets the result and closes done, unless the command has
+// already ended; it says whether it ended it.
+func (f *Future) finishLocked(a *topics.Ack, err error) bool {
 	select {
 	case <-f.done:
-		return
+		return false
 	default:
 	}
 	f.final, f.err = a, err
 	close(f.done)
+	return true
+}
+
+// endLocked ends the command as finishLocked does and observes its outcome.
+func (f *Future) endLocked(a *topics.Ack, err error) {
+	if !f.finishLocked(a, err) {
+		return
+	}
 	if m := f.r.in.Domain().Metrics(); m != nil {
 		var te *TimeoutError
 		outcome := "closed"
