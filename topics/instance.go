@@ -114,12 +114,8 @@ func (in *Instance) Reader(t *salxml.Topic, o ReaderOptions) (*Reader, error) {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	switch in.state {
-	case stateClosed:
-		return nil, ErrClosed
-	case stateNew:
-	default:
-		return nil, ErrStarted
+	if err := in.unstartedLocked(); err != nil {
+		return nil, err
 	}
 	name := t.KafkaName(in.d.cfg.Subname)
 	if r := in.readers[name]; r != nil {
@@ -145,12 +141,8 @@ func (in *Instance) Writer(t *salxml.Topic) (*Writer, error) {
 	if w := in.writers[t]; w != nil {
 		return w, nil
 	}
-	switch in.state {
-	case stateClosed:
-		return nil, ErrClosed
-	case stateNew:
-	default:
-		return nil, ErrStarted
+	if err := in.unstartedLocked(); err != nil {
+		return nil, err
 	}
 	w, err := newWriter(in, t)
 	if err != nil {
@@ -158,6 +150,18 @@ func (in *Instance) Writer(t *salxml.Topic) (*Writer, error) {
 	}
 	in.writers[t] = w
 	return w, nil
+}
+
+// unstartedLocked says whether readers and writers can still be added:
+// nil before Start, else ErrStarted or ErrClosed. in.mu is held.
+func (in *Instance) unstartedLocked() error {
+	switch in.state {
+	case stateNew:
+		return nil
+	case stateClosed:
+		return ErrClosed
+	}
+	return ErrStarted
 }
 
 func (in *Instance) writable() error {

@@ -259,12 +259,8 @@ func (r *Reader) SetCallback(fn func(map[string]any)) {
 func (r *Reader) SetInline(fn func(map[string]any)) error {
 	r.in.mu.Lock()
 	defer r.in.mu.Unlock()
-	switch r.in.state {
-	case stateClosed:
-		return ErrClosed
-	case stateNew:
-	default:
-		return ErrStarted
+	if err := r.in.unstartedLocked(); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
