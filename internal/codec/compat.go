@@ -32,10 +32,11 @@ func Compare(newSchema, oldSchema string) (Compatibility, error) {
 	if err != nil {
 		return Compatibility{}, fmt.Errorf("codec: old schema: %w", err)
 	}
+	nf, of := schemaFields(newSchema), schemaFields(oldSchema)
 	sc := avro.NewSchemaCompatibility()
 	c := Compatibility{Backward: sc.Compatible(ns, os), Forward: sc.Compatible(os, ns)}
 	if c.Backward != nil || c.Forward != nil {
-		if names := changedTypes(newSchema, oldSchema); names != "" {
+		if names := changedTypes(nf, of); names != "" {
 			if c.Backward != nil {
 				c.Backward = fmt.Errorf("field %s: %w", names, c.Backward)
 			}
@@ -44,7 +45,7 @@ func Compare(newSchema, oldSchema string) (Compatibility, error) {
 			}
 		}
 	}
-	if err := arrayLengths(newSchema, oldSchema); err != nil {
+	if err := arrayLengths(nf, of); err != nil {
 		if c.Backward == nil {
 			c.Backward = err
 		}
@@ -55,20 +56,30 @@ func Compare(newSchema, oldSchema string) (Compatibility, error) {
 	return c, nil
 }
 
+// schemaField is what Compare reads of a record field beside hamba's check.
+type schemaField struct {
+	Name    string          `json:"name"`
+	Type    json.RawMessage `json:"type"`
+	Default json.RawMessage `json:"default"`
+}
+
+// schemaFields returns the fields of a record schema text, or nil if it
+// is not a JSON record.
+func schemaFields(text string) []schemaField {
+	var doc struct {
+		Fields []schemaField `json:"fields"`
+	}
+	if json.Unmarshal([]byte(text), &doc) != nil {
+		return nil
+	}
+	return doc.Fields
+}
+
 // arrayLengths compares the default lengths of array fields present in both.
-func arrayLengths(newSchema, oldSchema string) error {
-	lengths := func(text string) map[string]int {
-		var doc struct {
-			Fields []struct {
-				Name    string          `json:"name"`
-				Default json.RawMessage `json:"default"`
-			} `json:"fields"`
-		}
+func arrayLengths(newFields, oldFields []schemaField) error {
+	lengths := func(fields []schemaField) map[string]int {
 		out := map[string]int{}
-		if json.Unmarshal([]byte(text), &doc) != nil {
-			return out
-		}
-		for _, f := range doc.Fields {
+		for _, f := range fields {
 			var arr []json.RawMessage
 			if json.Unmarshal(f.Default, &arr) == nil && f.Default[0] == '[' {
 				out[f.Name] = len(arr)
@@ -76,7 +87,7 @@ func arrayLengths(newSchema, oldSchema string) error {
 		}
 		return out
 	}
-	nl, ol := lengths(newSchema), lengths(oldSchema)
+	nl, ol := lengths(newFields), lengths(oldFields)
 	for name, n := range nl {
 		if o, ok := ol[name]; ok && o != n {
 			return fmt.Errorf("array field %s changed length from %d to %d", name, o, n)
@@ -86,23 +97,15 @@ func arrayLengths(newSchema, oldSchema string) error {
 }
 
 // changedTypes names the fields present in both schemas whose types differ.
-func changedTypes(newSchema, oldSchema string) string {
-	types := func(text string) map[string]string {
-		var doc struct {
-			Fields []struct {
-				Name string          `json:"name"`
-				Type json.RawMessage `json:"type"`
-			} `json:"fields"`
-		}
+func changedTypes(newFields, oldFields []schemaField) string {
+	types := func(fields []schemaField) map[string]string {
 		out := map[string]string{}
-		if json.Unmarshal([]byte(text), &doc) == nil {
-			for _, f := range doc.Fields {
-				out[f.Name] = string(f.Type)
-			}
+		for _, f := range fields {
+			out[f.Name] = string(f.Type)
 		}
 		return out
 	}
-	nt, ot := types(newSchema), types(oldSchema)
+	nt, ot := types(newFields), types(oldFields)
 	var names []string
 	for name, t := range nt {
 		if o, ok := ot[name]; ok && o != t {
