@@ -22,6 +22,14 @@ type optionFunc func(*config)
 
 func (o optionFunc) apply(c *config) { o(c) }
 
+func configOf(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}
+
 // Strict makes Validate reject a record that lacks a field (ErrMissingField),
 // overriding the default of filling the missing field with its default
 // value.
@@ -65,11 +73,7 @@ func Compile(t *xml.Topic, opts ...Option) *Validator {
 	if t == nil {
 		panic("validate: Compile: nil topic")
 	}
-	var c config
-	for _, o := range opts {
-		o.apply(&c)
-	}
-	return compile(t, c)
+	return compile(t, configOf(opts))
 }
 
 func compile(t *xml.Topic, c config) *Validator {
@@ -651,14 +655,10 @@ func For(t *xml.Topic, opts ...Option) *Validator {
 	if t == nil {
 		panic("validate: For: nil topic")
 	}
-	var c config
-	for _, o := range opts {
-		o.apply(&c)
-	}
-	key := cacheKey{t, c}
+	key := cacheKey{t, configOf(opts)}
 	if v, ok := cache.Load(key); ok {
 		return v.(*Validator)
 	}
-	v, _ := cache.LoadOrStore(key, compile(t, c))
+	v, _ := cache.LoadOrStore(key, compile(t, key.cfg))
 	return v.(*Validator)
 }
