@@ -48,25 +48,14 @@ func cmdPub(e *env, args []string) error {
 	rate := fs.Float64("rate", 1, "records per second when -n > 1")
 	asJSON := fs.Bool("json", false, "print what was written as JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT TOPIC [JSON]")
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 2, 3, "COMPONENT TOPIC [JSON]"); err != nil {
 		return err
 	}
 	if *n < 1 || *rate <= 0 {
 		return cli.Usagef("-n must be >= 1 and -rate > 0")
 	}
-	defs, err := loadDefs()
-	if err != nil {
-		return err
-	}
-	c, err := findComponent(defs, pos[0])
-	if err != nil {
-		return err
-	}
-	t, err := findTopic(c, pos[1])
+	c, t, err := findComponentTopic(defs, pos[0], pos[1])
 	if err != nil {
 		return err
 	}
@@ -507,25 +496,14 @@ func cmdHistory(e *env, args []string) error {
 	depth := fs.Int("depth", 0, "look back this many records (default $LSST_MAX_HISTORY_READ, else 500)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, defs, err := parseArgs(fs, args, 2, 2, "COMPONENT TOPIC")
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 2, 2, "COMPONENT TOPIC"); err != nil {
 		return err
 	}
 	if *depth < 0 {
 		return cli.Usagef("-depth must be >= 0")
 	}
-	defs, err := loadDefs()
-	if err != nil {
-		return err
-	}
-	c, err := findComponent(defs, pos[0])
-	if err != nil {
-		return err
-	}
-	t, err := findTopic(c, pos[1])
+	c, t, err := findComponentTopic(defs, pos[0], pos[1])
 	if err != nil {
 		return err
 	}

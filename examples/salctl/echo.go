@@ -70,11 +70,7 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	return t.KafkaName(subname), t, nil
 }
 
-func startFollower(e *env, verb string, args []string, back int, verbose bool) (*follower, error) {
-	defs, err := loadDefs()
-	if err != nil {
-		return nil, err
-	}
+func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool) (*follower, error) {
 	cfg, err := topics.ConfigFromEnv()
 	if err != nil {
 		return nil, err
@@ -129,6 +125,15 @@ func (f *follower) close() {
 		f.feeder.close()
 	}
 	f.bus.Close()
+}
+
+// prefix is what hz and bw print before a topic's lines: its name when
+// more than one topic is followed.
+func (f *follower) prefix(name string) string {
+	if len(f.names) > 1 {
+		return name + ": "
+	}
+	return ""
 }
 
 func (f *follower) notef(format string, args ...any) {
@@ -325,11 +330,8 @@ func cmdEcho(e *env, args []string) error {
 	last := fs.Int("last", 0, "first print the last N records of each partition")
 	only := fs.String("fields", "", "print only these fields (comma separated)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
 	if err != nil {
-		return err
-	}
-	if err := wantArgs(pos, 1, -1, "TOPIC..."); err != nil {
 		return err
 	}
 	if *n < 0 || *last < 0 {
@@ -339,7 +341,7 @@ func cmdEcho(e *env, args []string) error {
 	if *only != "" {
 		fields = strings.Split(*only, ",")
 	}
-	f, err := startFollower(e, "echo", pos, *last, *verbose)
+	f, err := startFollower(e, "echo", defs, pos, *last, *verbose)
 	if err != nil {
 		return err
 	}
@@ -458,14 +460,11 @@ func cmdHz(e *env, args []string) error {
 	window := fs.Int("window", 10000, "number of intervals averaged")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	if err := wantArgs(pos, 1, -1, "TOPIC..."); err != nil {
-		return err
-	}
-	f, err := startFollower(e, "hz", pos, 0, *verbose)
+	f, err := startFollower(e, "hz", defs, pos, 0, *verbose)
 	if err != nil {
 		return err
 	}
@@ -478,11 +477,7 @@ func cmdHz(e *env, args []string) error {
 	}
 	report := func(final bool) {
 		for _, nm := range f.names {
-			s := stats[nm]
-			prefix := ""
-			if len(f.names) > 1 {
-				prefix = nm + ": "
-			}
+			s, prefix := stats[nm], f.prefix(nm)
 			rate, lo, hi, sd, ok := s.report()
 			switch {
 			case *asJSON:
@@ -520,14 +515,11 @@ func cmdBw(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	if err := wantArgs(pos, 1, -1, "TOPIC..."); err != nil {
-		return err
-	}
-	f, err := startFollower(e, "bw", pos, 0, *verbose)
+	f, err := startFollower(e, "bw", defs, pos, 0, *verbose)
 	if err != nil {
 		return err
 	}
@@ -545,11 +537,7 @@ func cmdBw(e *env, args []string) error {
 		secs := now.Sub(lastReport).Seconds()
 		lastReport = now
 		for _, nm := range f.names {
-			s := stats[nm]
-			prefix := ""
-			if len(f.names) > 1 {
-				prefix = nm + ": "
-			}
+			s, prefix := stats[nm], f.prefix(nm)
 			sizes, rate := s.sizes, 0.0
 			if final {
 				// The whole run: every record over the time listened.

@@ -157,6 +157,19 @@ func findTopic(c *salxml.Component, name string) (*salxml.Topic, error) {
 	return cli.FindTopic(c, name, fmt.Sprintf(" (salctl topics %s lists its %d topics)", c.Name, len(c.Topics)))
 }
 
+// findComponentTopic resolves the COMPONENT TOPIC arguments of a verb.
+func findComponentTopic(defs *salxml.Definitions, comp, topic string) (*salxml.Component, *salxml.Topic, error) {
+	c, err := findComponent(defs, comp)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := findTopic(c, topic)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, t, nil
+}
+
 // salName turns an attribute name into a SAL name, without definitions.
 func salName(name string) string {
 	switch {
@@ -334,11 +347,7 @@ func cmdSchema(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := findComponent(defs, pos[0])
-	if err != nil {
-		return err
-	}
-	t, err := findTopic(c, pos[1])
+	_, t, err := findComponentTopic(defs, pos[0], pos[1])
 	if err != nil {
 		return err
 	}
