@@ -259,11 +259,12 @@ func (c *Config) kafka() kafka.Config {
 	}
 }
 
-// kafkaFor is kafka() with the Metrics' hooks for a client named name.
-func (c *Config) kafkaFor(name string) kafka.Config {
+// kafkaFor is kafka() with the Metrics' hooks for a client with the given
+// role (see Metrics.KafkaHooks).
+func (c *Config) kafkaFor(role string) kafka.Config {
 	k := c.kafka()
 	if c.Metrics != nil {
-		k.Hooks = c.Metrics.KafkaHooks(name)
+		k.Hooks = c.Metrics.KafkaHooks(role)
 	}
 	return k
 }

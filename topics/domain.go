@@ -57,7 +57,7 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 		ensured:   map[string]bool{},
 		instances: map[*Instance]struct{}{},
 	}
-	prod, err := kafka.NewProducer(d.kafkaFor("producer"))
+	prod, err := kafka.NewProducer(d.cfg.kafkaFor("producer"))
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
 	}
@@ -76,10 +76,6 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 	}
 	return d, nil
 }
-
-// kafkaFor is the Kafka configuration of a new client with the given
-// role, for Metrics.
-func (d *Domain) kafkaFor(role string) kafka.Config { return d.cfg.kafkaFor(role) }
 
 func userHost() string {
 	name := "unknown"

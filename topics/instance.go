@@ -308,7 +308,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		if i > 0 {
 			cname = name + "-" + ownNames[i-1]
 		}
-		cons, err := kafka.NewConsumer(in.d.kafkaFor(cname), a)
+		cons, err := kafka.NewConsumer(in.d.cfg.kafkaFor(cname), a)
 		if err != nil {
 			closeAll()
 			return err
