@@ -6,13 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -66,11 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *kafkaPort != 0 && *kafkaPort == *registryPort {
 		return fmt.Errorf("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
 	}
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := cli.Logger(stderr, *verbose)
 
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
