@@ -256,10 +256,41 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 	return nil
 }
 
-// existing lists which of the topics exist with an uncached metadata
-// request: kadm's listings go through the client's metadata cache, which
-// would then remember "does not exist" for topics created right after.
+// existing lists which of the topics exist (see topicNames).
 func (p *Producer) existing(ctx context.Context, names []string) (map[string]bool, error) {
+	found, err := p.topicNames(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(found))
+	for _, n := range found {
+		out[n] = true
+	}
+	return out, nil
+}
+
+// ListTopics lists, sorted, the topics whose names start with prefix (see
+// topicNames).
+func (p *Producer) ListTopics(ctx context.Context, prefix string) ([]string, error) {
+	names, err := p.topicNames(ctx, nil) // no topics named: all of them
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// topicNames returns which of the named topics exist (all topics when
+// names is empty) with an uncached metadata request: kadm's listings go
+// through the client's metadata cache, which would then remember "does
+// not exist" for topics created right after.
+func (p *Producer) topicNames(ctx context.Context, names []string) ([]string, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	for _, n := range names {
 		rt := kmsg.NewMetadataRequestTopic()
@@ -270,30 +301,12 @@ func (p *Producer) existing(ctx context.Context, names []string) (map[string]boo
 	if err != nil {
 		return nil, fmt.Errorf("kafka: list topics: %w", err)
 	}
-	out := make(map[string]bool, len(resp.Topics))
-	for _, t := range resp.Topics {
-		if t.Topic != nil && t.ErrorCode == 0 {
-			out[*t.Topic] = true
-		}
-	}
-	return out, nil
-}
-
-// ListTopics lists, sorted, the topics whose names start with prefix,
-// with an uncached metadata request for every topic (as existing).
-func (p *Producer) ListTopics(ctx context.Context, prefix string) ([]string, error) {
-	req := kmsg.NewPtrMetadataRequest() // no topics named: all of them
-	resp, err := req.RequestWith(ctx, p.cl)
-	if err != nil {
-		return nil, fmt.Errorf("kafka: list topics: %w", err)
-	}
 	var out []string
 	for _, t := range resp.Topics {
-		if t.Topic != nil && t.ErrorCode == 0 && strings.HasPrefix(*t.Topic, prefix) {
+		if t.Topic != nil && t.ErrorCode == 0 {
 			out = append(out, *t.Topic)
 		}
 	}
-	slices.Sort(out)
 	return out, nil
 }
 
