@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -216,10 +217,11 @@ func (in *Instance) Start(ctx context.Context) error {
 }
 
 func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Writer) error {
-	var all []*salxml.Topic
-	for _, r := range readers {
-		all = append(all, r.topic)
+	rts := make([]*salxml.Topic, len(readers))
+	for i, r := range readers {
+		rts[i] = r.topic
 	}
+	all := slices.Clip(rts)
 	for _, w := range writers {
 		all = append(all, w.topic)
 	}
@@ -231,10 +233,6 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 	defer rcancel()
 	registered := make(chan error, 1)
 	go func() { registered <- in.registerAll(rctx, readers, writers) }()
-	rts := make([]*salxml.Topic, len(readers))
-	for i, r := range readers {
-		rts[i] = r.topic
-	}
 	err := in.d.ensureTopics(ctx, all)
 	var marks map[string]map[int32]kafka.Watermarks
 	if err == nil && len(readers) > 0 {
