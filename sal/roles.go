@@ -94,7 +94,7 @@ func NewController(name string, index int, opts ...controller.Option) (*Controll
 	if err != nil {
 		return nil, err
 	}
-	return controller.New(b.Domain, name, index, opts...)
+	return b.NewController(name, index, opts...)
 }
 
 // NewController makes a Controller on this Bus.
@@ -111,7 +111,7 @@ func NewCSC(name string, index int, opts ...controller.CSCOption) (*CSC, error) 
 	if err != nil {
 		return nil, err
 	}
-	return controller.NewCSC(b.Domain, name, index, opts...)
+	return b.NewCSC(name, index, opts...)
 }
 
 // NewCSC makes a CSC on this Bus.
