@@ -3,6 +3,7 @@ package salprom
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,10 +148,10 @@ func (e *Exporter) Latency(t topics.TopicInfo) topics.Observer {
 // ObserveCommand implements sal.Metrics.
 func (e *Exporter) ObserveCommand(t topics.TopicInfo, outcome string, d time.Duration) {
 	name := t.Topic
-	if len(name) > len("command_") && name[:len("command_")] == "command_" {
-		name = name[len("command_"):]
+	if n, ok := strings.CutPrefix(name, "command_"); ok && n != "" {
+		name = n
 	}
-	e.cmd.WithLabelValues(t.Component, strconv.Itoa(t.Index), t.Topic, name, outcome).Observe(d.Seconds())
+	e.cmd.WithLabelValues(append(e.values(t), name, outcome)...).Observe(d.Seconds())
 }
 
 // snapshotCollector reads the counters and gauges at scrape time.
