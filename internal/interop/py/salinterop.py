@@ -306,18 +306,25 @@ def check_private(where, t, d, *, index, seq, identity, origin):
         fail(f"{where}: private_sndStamp {snd!r} is not TAI now ({tai_now()!r})")
 
 
-def poll_topics(consumer, want):
-    """Poll until want[topic] messages were read from each topic, or READ_TIMEOUT."""
-    got = {t: [] for t in want}
+def poll_messages(consumer, what, done):
+    """Yield the messages consumer reads until done() or READ_TIMEOUT; an
+    error other than a partition's end is a failure of what."""
     deadline = time.monotonic() + READ_TIMEOUT
-    while any(len(got[t]) < n for t, n in want.items()) and time.monotonic() < deadline:
+    while not done() and time.monotonic() < deadline:
         msg = consumer.poll(0.5)
         if msg is None:
             continue
         if msg.error():
             if msg.error().code() != KafkaError._PARTITION_EOF:
-                fail(f"consume: {msg.error()}")
+                fail(f"{what}: {msg.error()}")
             continue
+        yield msg
+
+
+def poll_topics(consumer, want):
+    """Poll until want[topic] messages were read from each topic, or READ_TIMEOUT."""
+    got = {t: [] for t in want}
+    for msg in poll_messages(consumer, "consume", lambda: not any(len(got[t]) < n for t, n in want.items())):
         if msg.topic() in got:
             got[msg.topic()].append(msg)
     return got
@@ -415,15 +422,7 @@ def cmd_command(spec):
             fail(f"command {name}: not delivered in 30 s")
             continue
         acks, final = [], None
-        deadline = time.monotonic() + READ_TIMEOUT
-        while final is None and time.monotonic() < deadline:
-            msg = consumer.poll(0.5)
-            if msg is None:
-                continue
-            if msg.error():
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    fail(f"consume ackcmd: {msg.error()}")
-                continue
+        for msg in poll_messages(consumer, "consume ackcmd", lambda: final is not None):
             where = f"ackcmd of {name}"
             try:
                 d = ack_deser(msg.value(), SerializationContext(msg.topic(), MessageField.VALUE))
