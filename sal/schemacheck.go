@@ -62,11 +62,7 @@ type SchemaCheck struct {
 // has any more. It changes nothing in the registry.
 func (b *Bus) CheckSchemas(ctx context.Context, defs *salxml.Definitions, components ...string) ([]SchemaCheck, error) {
 	cfg := b.Config()
-	reg, err := registry.New(cfg.RegistryURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	return checkSchemas(ctx, reg, cfg.Subname, defs, components...)
+	return CheckSchemasAt(ctx, cfg.RegistryURL, cfg.Subname, defs, components...)
 }
 
 // CheckSchemasAt is Bus.CheckSchemas for a registry URL and topic subname,
