@@ -20,15 +20,18 @@ var benchSeq int
 
 // benchBus connects to the bus of the LSST_* variables, or an embedded one,
 // with a fresh topic subname.
-func benchBus(b *testing.B) *sal.Bus {
+func benchBus(b *testing.B) *sal.Bus { return freshBus(b, "bench") }
+
+// freshBus is benchBus with a subname that starts with prefix, and opts.
+func freshBus(b *testing.B, prefix string, opts ...sal.Option) *sal.Bus {
 	b.Helper()
 	benchSeq++
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	bus, err := sal.Connect(ctx,
-		sal.WithSubname(fmt.Sprintf("bench%d_%d", time.Now().UnixNano()%1e9, benchSeq)),
+	bus, err := sal.Connect(ctx, append([]sal.Option{
+		sal.WithSubname(fmt.Sprintf("%s%d_%d", prefix, time.Now().UnixNano()%1e9, benchSeq)),
 		sal.WithDefinitions(salxml.Embedded()),
-		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}

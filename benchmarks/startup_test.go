@@ -12,7 +12,6 @@ import (
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
-	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // BenchmarkLateJoiner: a Remote of index 0 starts on an event topic
@@ -27,7 +26,7 @@ func BenchmarkLateJoiner(b *testing.B) {
 		}
 		for _, depth := range depths {
 			b.Run(fmt.Sprintf("records=%d/depth=%d", n, depth), func(b *testing.B) {
-				bus := lateBus(b, depth)
+				bus := freshBus(b, "late", sal.WithMaxHistoryRead(depth))
 				ctx := context.Background()
 				comp, _ := bus.Component("Example")
 				ev := comp.Event("scalars")
@@ -70,23 +69,6 @@ func BenchmarkLateJoiner(b *testing.B) {
 			})
 		}
 	}
-}
-
-func lateBus(b *testing.B, depth int) *sal.Bus {
-	b.Helper()
-	benchSeq++
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	bus, err := sal.Connect(ctx,
-		sal.WithSubname(fmt.Sprintf("late%d_%d", time.Now().UnixNano()%1e9, benchSeq)),
-		sal.WithDefinitions(salxml.Embedded()),
-		sal.WithMaxHistoryRead(depth),
-		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { bus.Close() })
-	return bus
 }
 
 // BenchmarkNewRemote: start-up cost of Remotes (every event and telemetry
