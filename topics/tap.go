@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/kafka"
@@ -58,9 +57,12 @@ func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn fun
 		return err
 	}
 	defer cons.Close()
-	var mu sync.Mutex
-	decoders := map[int32]*codec.Generic{}
-	texts := map[int32]string{}
+	// decode runs on this goroutine only (in cons.Poll).
+	type schema struct {
+		g    *codec.Generic
+		text string
+	}
+	schemas := map[int32]schema{}
 	decode := func(r *kafka.Record) TapRecord {
 		tr := TapRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Key: append([]byte(nil), r.Key...), Size: len(r.Value)}
 		id, body, err := codec.SplitHeader(r.Value)
@@ -69,25 +71,23 @@ func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn fun
 			return tr
 		}
 		tr.SchemaID = id
-		mu.Lock()
-		g := decoders[id]
-		mu.Unlock()
-		if g == nil {
+		sc, ok := schemas[id]
+		if !ok {
 			text, err := d.reg.Schema(ctx, int(id))
 			if err != nil {
 				tr.Err = err
 				return tr
 			}
-			if g, err = codec.NewGeneric(text); err != nil {
+			g, err := codec.NewGeneric(text)
+			if err != nil {
 				tr.Err = fmt.Errorf("schema id %d: %w", id, err)
 				return tr
 			}
-			mu.Lock()
-			decoders[id], texts[id] = g, text
-			mu.Unlock()
+			sc = schema{g: g, text: text}
+			schemas[id] = sc
 		}
-		tr.Schema = texts[id]
-		if tr.Value, err = g.Unmarshal(body); err != nil {
+		tr.Schema = sc.text
+		if tr.Value, err = sc.g.Unmarshal(body); err != nil {
 			tr.Err = fmt.Errorf("schema id %d: %w", id, err)
 		}
 		return tr
