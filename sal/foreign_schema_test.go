@@ -80,6 +80,10 @@ func TestForeignSchemas_RolesKeepWorking(t *testing.T) {
 	startCSC(t, b, 1)
 	r := newRemote(t, b, 1)
 	enable(t, r)
+	// The Remote reads acks with a consumer of its own, so its event
+	// reader may still be behind: let it reach ENABLED, or the DISABLED
+	// of the way there would pass for the one awaited below.
+	waitState(t, r, sal.Enabled)
 	comp := r.Component()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Config().Brokers...))
 	if err != nil {
