@@ -109,14 +109,22 @@ func newRemote(t testing.TB, b *sal.Bus, index int, opts ...remote.Option) *sal.
 	return r
 }
 
+// waitState waits for the Remote to see the CSC in state want.
+// It returns once the latest summaryState is want and drops the older
+// states still queued, so a later waitState cannot take one of them (the
+// DISABLED on the way to ENABLED, say) for a new transition.
 func waitState(t testing.TB, r *sal.Remote, want sal.State) {
 	t.Helper()
 	ctx := ctxT(t)
+	ev := r.Event("summaryState")
 	for {
-		if rec := r.Event("summaryState").Get(); rec != nil && sal.State(rec["summaryState"].(int32)) == want {
+		if rec := ev.Get(); rec != nil && sal.State(rec["summaryState"].(int32)) == want {
+			if err := ev.Flush(); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
-		rec, err := r.Event("summaryState").Next(ctx)
+		rec, err := ev.Next(ctx)
 		if err != nil {
 			t.Fatalf("waiting for %s: %v", want.Name(), err)
 		}
