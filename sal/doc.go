@@ -25,7 +25,9 @@
 // Records are map[string]any with one Go type per SAL type (int32 for
 // int, float64 for double, []float32 for float arrays, ...); see package
 // validate. A failed command returns a *remote.AckError, one that saw no
-// final ack in time a *remote.TimeoutError.
+// final ack in time a *remote.TimeoutError. A reader that is handed back
+// the records it delivered (Reader.Recycle) decodes later ones into them,
+// which makes reading large telemetry several times cheaper.
 //
 // # Controllers and CSCs
 //

@@ -99,3 +99,56 @@ func ExampleNewController() {
 	// telemetry int0: 42
 	// remote: Example:2 command fault failed: ack=CMD_FAILED error=1 result="Failed: This command is not supported"
 }
+
+// A reader that is handed back the records it delivered decodes later
+// records into them: arrays are overwritten in place instead of
+// allocated, which matters for large telemetry read at a high rate.
+func ExampleRemote_recycle() {
+	bus, err := sal.Connect(context.Background(), sal.WithDefinitions(salxml.Embedded()), sal.WithLogger(quiet))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer bus.Close()
+	c, err := bus.NewController("Example", 3, controller.AllowMissing())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	if err := c.Start(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := bus.NewRemote(context.Background(), "Example", 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+
+	ctx := context.Background()
+	arrays := r.Telemetry("arrays")
+	for i := range 3 {
+		v := float32(i)
+		if _, err := c.Telemetry("arrays").Write(ctx, map[string]any{"float0": []float32{v, v, v, v, v}}); err != nil {
+			fmt.Println(err)
+			return
+		}
+		rec, err := arrays.Next(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sum := float32(0)
+		for _, x := range rec["float0"].([]float32) {
+			sum += x
+		}
+		fmt.Println("sum of float0:", sum)
+		arrays.Recycle(rec) // rec and its slices must not be used after this
+	}
+	// Output:
+	// sum of float0: 0
+	// sum of float0: 5
+	// sum of float0: 10
+}

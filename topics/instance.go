@@ -420,9 +420,10 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 			}
 		}
 	}
-	rec := make(map[string]any, len(r.topic.Fields))
+	rec := r.reuse()
 	iss, err := dec.DecodeIssues(body, rec)
 	if err != nil {
+		r.discard(rec)
 		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
 		return nil
 	}
@@ -522,6 +523,7 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	idx, _ := rec["salIndex"].(int32)
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
 		r.count(func(s *ReaderStats) { s.Filtered++ })
+		r.discard(rec)
 		return
 	}
 	if r.track {
@@ -535,6 +537,7 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 				// that reached the log twice): counted, not delivered.
 				r.count(func(s *ReaderStats) { s.Duplicates++ })
 				r.in.rl.log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
+				r.discard(rec)
 				return
 			}
 			want := last + 1
@@ -555,6 +558,7 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	} else if r.ordchk && !historical {
 		r.count(func(s *ReaderStats) { s.OutOfOrder++ })
 		r.in.rl.log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
+		r.discard(rec)
 		return
 	}
 	if historical {
@@ -563,6 +567,7 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 			idx = 0
 		}
 		if p, ok := h.pos[idx]; ok {
+			r.discard(h.latest[p])
 			h.latest[p] = rec
 		} else {
 			h.pos[idx] = len(h.latest)
