@@ -27,7 +27,7 @@
 // validate. A failed command returns a *remote.AckError, one that saw no
 // final ack in time a *remote.TimeoutError. A reader that is handed back
 // the records it delivered (Reader.Recycle) decodes later ones into them,
-// which makes reading large telemetry several times cheaper.
+// which makes decoding large telemetry about three times cheaper.
 //
 // # Controllers and CSCs
 //
