@@ -51,9 +51,10 @@ type options struct {
 
 // item is one record taken from a reader.
 type item struct {
-	topic *salxml.Topic
-	rec   map[string]any
-	rcv   float64 // TAI when taken from the reader
+	topic  *salxml.Topic
+	reader *topics.Reader
+	rec    map[string]any
+	rcv    float64 // TAI when taken from the reader
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -200,7 +201,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 					return
 				}
 				select {
-				case items <- item{topic: tops[i], rec: rec, rcv: topics.TAI()}:
+				case items <- item{topic: tops[i], reader: r, rec: rec, rcv: topics.TAI()}:
 				case <-rctx.Done():
 					return
 				}
@@ -239,6 +240,8 @@ loop:
 			} else {
 				out.record(it.topic, it.rec, int(count.Load()))
 			}
+			// Done with the record: the reader decodes a later one into it.
+			it.reader.Recycle(it.rec)
 		case <-ctx.Done():
 			break loop
 		}
