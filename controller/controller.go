@@ -124,7 +124,6 @@ type Controller struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	running sync.WaitGroup
-	sem     map[string]*sync.Mutex
 
 	mu      sync.Mutex
 	started bool
@@ -158,8 +157,8 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 		in: in, comp: comp, index: index, cfg: cfg, log: d.Logger(),
 		handlers: map[string]Handler{}, readers: map[string]*topics.Reader{},
 		evts: map[string]*topics.Writer{}, tels: map[string]*topics.Writer{},
-		cmdtype: map[string]int32{}, sem: map[string]*sync.Mutex{},
-		ctx: ctx, cancel: cancel,
+		cmdtype: map[string]int32{},
+		ctx:     ctx, cancel: cancel,
 	}
 	for _, n := range cfg.concurrent {
 		if comp.Command(n) == nil {
@@ -181,7 +180,6 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 		case salxml.Command:
 			if !cfg.writeOnly {
 				c.readers[t.Name()], err = in.Reader(t, topics.ReaderOptions{QueueLen: max(cfg.queueLen, 1000)})
-				c.sem[t.Name()] = &sync.Mutex{}
 			}
 		case salxml.Ack:
 			if !cfg.writeOnly {
