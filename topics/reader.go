@@ -173,9 +173,12 @@ const maxFree = 64
 // once a newer one has arrived, since Get returns it until then; a program
 // that recycles should use what Get returns at once rather than keep it.
 // Records beyond a small pool, and after Close, are left to the garbage
-// collector. Recycle never blocks.
+// collector, and records of another topic (or written with another
+// version of this topic's schema: their private_revCode differs) are
+// ignored, so that a record handed to the wrong reader cannot come back
+// with another topic's fields. Recycle never blocks.
 func (r *Reader) Recycle(rec map[string]any) {
-	if len(rec) == 0 {
+	if rev, _ := rec["private_revCode"].(string); rev != r.topic.RevCode() {
 		return
 	}
 	r.mu.Lock()

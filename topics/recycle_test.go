@@ -75,12 +75,22 @@ func TestReader_Recycle(t *testing.T) {
 		t.Errorf("the newest record changed before a newer one arrived: float0 %v", third["float0"])
 	}
 	write(4)
-	if fifth := next(t, ctx, r); !same(fifth, third) || fifth["float0"].([]float32)[0] != 4 {
+	fifth := next(t, ctx, r)
+	if !same(fifth, third) || fifth["float0"].([]float32)[0] != 4 {
 		t.Errorf("the record after next: float0 %v, recycled map %v; want 4 in the newest record handed back earlier", fifth["float0"], same(fifth, third))
 	}
-	// Nil and empty records are ignored.
+
+	// Records of another topic are not taken back: decoded into, they
+	// would keep that topic's fields. Nor are nil and empty ones.
+	other := maps.Clone(fourth)
+	other["private_revCode"] = comp.Telemetry("scalars").RevCode()
+	r.Recycle(other)
 	r.Recycle(nil)
 	r.Recycle(map[string]any{})
+	write(5)
+	if sixth := next(t, ctx, r); same(sixth, other) {
+		t.Error("a record with another topic's revCode was decoded into")
+	}
 }
 
 // TestReader_RecycleStream: a consumer that hands every record back as
