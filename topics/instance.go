@@ -522,8 +522,7 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	}
 	idx, _ := rec["salIndex"].(int32)
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
-		r.count(func(s *ReaderStats) { s.Filtered++ })
-		r.discard(rec)
+		r.drop(rec, func(s *ReaderStats) { s.Filtered++ })
 		return
 	}
 	if r.track {
@@ -535,9 +534,8 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 			if seq == last {
 				// The same record again (a producer retry at acks=1
 				// that reached the log twice): counted, not delivered.
-				r.count(func(s *ReaderStats) { s.Duplicates++ })
+				r.drop(rec, func(s *ReaderStats) { s.Duplicates++ })
 				r.in.rl.log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
-				r.discard(rec)
 				return
 			}
 			want := last + 1
@@ -556,9 +554,8 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	if !seen || snd >= last {
 		r.lastSnd[idx] = snd
 	} else if r.ordchk && !historical {
-		r.count(func(s *ReaderStats) { s.OutOfOrder++ })
+		r.drop(rec, func(s *ReaderStats) { s.OutOfOrder++ })
 		r.in.rl.log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
-		r.discard(rec)
 		return
 	}
 	if historical {

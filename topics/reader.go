@@ -186,19 +186,24 @@ func (r *Reader) Recycle(rec map[string]any) {
 	case r.closed:
 	case sameMap(rec, r.latest):
 		r.pending = rec
-	case len(r.free) < maxFree:
-		r.free = append(r.free, rec)
+	default:
+		r.freeLocked(rec)
 	}
 	r.mu.Unlock()
+}
+
+// freeLocked keeps rec to decode into again, unless the pool is full.
+func (r *Reader) freeLocked(rec map[string]any) {
+	if len(r.free) < maxFree {
+		r.free = append(r.free, rec)
+	}
 }
 
 // setLatestLocked makes rec the newest record, and frees the previous
 // newest if it was handed back while Get could still return it.
 func (r *Reader) setLatestLocked(rec map[string]any) {
 	if r.pending != nil {
-		if len(r.free) < maxFree {
-			r.free = append(r.free, r.pending)
-		}
+		r.freeLocked(r.pending)
 		r.pending = nil
 	}
 	r.latest = rec
@@ -219,13 +224,18 @@ func (r *Reader) reuse() map[string]any {
 }
 
 // discard takes back a record the poll goroutine decoded and dropped
-// before anyone could see it (filtered, duplicate, out of order, or
-// replaced by a newer historical one).
-func (r *Reader) discard(rec map[string]any) {
+// before anyone could see it (undecodable, or replaced by a newer
+// historical one).
+func (r *Reader) discard(rec map[string]any) { r.drop(rec, nil) }
+
+// drop counts a record dropped before anyone could see it (filtered,
+// duplicate, out of order) with f, if not nil, and takes it back.
+func (r *Reader) drop(rec map[string]any, f func(*ReaderStats)) {
 	r.mu.Lock()
-	if len(r.free) < maxFree {
-		r.free = append(r.free, rec)
+	if f != nil {
+		f(&r.stats)
 	}
+	r.freeLocked(rec)
 	r.mu.Unlock()
 }
 
