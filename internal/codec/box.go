@@ -67,17 +67,21 @@ func (s *dstate) slabs(n32, n64 int) {
 	}
 }
 
-// boxF32 boxes v in the next free float32 of the slab, or as usual if the
-// slab is used up.
-func (s *dstate) boxF32(v float32) any {
-	if len(s.f32) == 0 {
+// boxInSlab boxes v as type typ in the next free slot of *slab, or as
+// usual if the slab is used up.
+func boxInSlab[T float32 | float64](slab *[]T, typ unsafe.Pointer, v T) any {
+	if len(*slab) == 0 {
 		return v
 	}
-	p := &s.f32[0]
+	p := &(*slab)[0]
 	*p = v
-	s.f32 = s.f32[1:]
-	return boxAt(typFloat32, unsafe.Pointer(p))
+	*slab = (*slab)[1:]
+	return boxAt(typ, unsafe.Pointer(p))
 }
+
+func (s *dstate) boxF32(v float32) any { return boxInSlab(&s.f32, typFloat32, v) }
+
+func (s *dstate) boxF64(v float64) any { return boxInSlab(&s.f64, typFloat64, v) }
 
 // boxI32 boxes v in the next free float32 of the slab (an int32 has the
 // same size and alignment), or as usual if the slab is used up. Values
@@ -92,37 +96,21 @@ func (s *dstate) boxI32(v int32) any {
 	return boxAt(typInt32, p)
 }
 
-func (s *dstate) boxF64(v float64) any {
-	if len(s.f64) == 0 {
-		return v
-	}
-	p := &s.f64[0]
-	*p = v
-	s.f64 = s.f64[1:]
-	return boxAt(typFloat64, unsafe.Pointer(p))
-}
-
-// boxF32s boxes the slice header v in the next free slot of the header
-// slab, or as usual if there is none.
-func (s *dstate) boxF32s(v []float32) any {
+// boxSlice boxes the slice header v as type typ in the next free slot of
+// the header slab, or as usual if there is none.
+func boxSlice[T float32 | float64](s *dstate, typ unsafe.Pointer, v []T) any {
 	if len(s.hdr) == 0 {
 		return v
 	}
 	p := unsafe.Pointer(&s.hdr[0])
-	*(*[]float32)(p) = v
+	*(*[]T)(p) = v
 	s.hdr = s.hdr[1:]
-	return boxAt(typFloat32s, p)
+	return boxAt(typ, p)
 }
 
-func (s *dstate) boxF64s(v []float64) any {
-	if len(s.hdr) == 0 {
-		return v
-	}
-	p := unsafe.Pointer(&s.hdr[0])
-	*(*[]float64)(p) = v
-	s.hdr = s.hdr[1:]
-	return boxAt(typFloat64s, p)
-}
+func (s *dstate) boxF32s(v []float32) any { return boxSlice(s, typFloat32s, v) }
+
+func (s *dstate) boxF64s(v []float64) any { return boxSlice(s, typFloat64s, v) }
 
 // lastString remembers, boxed, the last value a string field decoded to,
 // so that a value that repeats from record to record (the writer's
