@@ -485,6 +485,13 @@ stop_broker() {
   rm -f "$dir/kafka.pid"
 }
 
+# remove_run_dir deletes a stopped run's folder and forgets it as the last run.
+remove_run_dir() {
+  rm -rf "$1"
+  log "removed $1"
+  if [ "$(cat "$LAST_RUN_FILE" 2>/dev/null)" = "$1" ]; then rm -f "$LAST_RUN_FILE"; fi
+}
+
 cmd_stop() {
   local clean=0
   if [ "${1:-}" = "--clean" ]; then clean=1; shift; fi
@@ -496,11 +503,7 @@ cmd_stop() {
     rm -f "$dir/registry.pid"
     log "registry pid $pid stopped"
   fi
-  if [ "$clean" = 1 ]; then
-    rm -rf "$dir"
-    log "removed $dir"
-    [ "$(cat "$LAST_RUN_FILE" 2>/dev/null)" = "$dir" ] && rm -f "$LAST_RUN_FILE"
-  fi
+  [ "$clean" = 1 ] && remove_run_dir "$dir"
   return 0
 }
 
@@ -728,11 +731,7 @@ cmd_cluster_stop() {
   n="$(cluster_size "$dir")"
   for ((i = 1; i <= n; i++)); do stop_broker "$dir/node$i" & done   # in parallel: each waits for its JVM
   wait
-  if [ "$clean" = 1 ]; then
-    rm -rf "$dir"
-    log "removed $dir"
-    [ "$(cat "$LAST_RUN_FILE" 2>/dev/null)" = "$dir" ] && rm -f "$LAST_RUN_FILE"
-  fi
+  [ "$clean" = 1 ] && remove_run_dir "$dir"
   return 0
 }
 
