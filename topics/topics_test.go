@@ -7,19 +7,14 @@ import (
 	"reflect"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/lsst-sal/salgo/internal/leaktest"
 
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// kgo and http keep-alives wind down asynchronously after Close.
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
-	)
+	leaktest.VerifyTestMain(m)
 }
 
 // roundTrip writes one random record on every topic of comp and checks

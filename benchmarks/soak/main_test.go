@@ -3,8 +3,8 @@ package main
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/lsst-sal/salgo/internal/leaktest"
 )
 
 // The smoke run stops every goroutine it started.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

@@ -3,14 +3,10 @@ package faults
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/lsst-sal/salgo/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
-	)
+	leaktest.VerifyTestMain(m)
 }

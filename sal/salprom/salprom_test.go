@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.uber.org/goleak"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/remote"
@@ -24,7 +24,7 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
