@@ -2,6 +2,8 @@ package validate_test
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -78,24 +80,55 @@ func TestCheck_Scalars(t *testing.T) {
 	}
 }
 
+// TestCheck_NeverPanics: whatever a record holds (nil, no fields, every
+// field set to a value of some wrong type), Check does not panic and
+// reports the record as broken, naming a field of the topic first; and
+// Validate (and Normalize, for non-nil values, which it leaves alone)
+// rejects every such value with an error naming a field.
 func TestCheck_NeverPanics(t *testing.T) {
 	values := []any{nil, 1, -1, 1.5, "s", true, []any{nil, "x"}, []int{1}, map[string]any{}, struct{}{}, []float32{}, []string{"a"}, make(chan int)}
-	for _, top := range []func() map[string]any{
-		func() map[string]any { return nil },
-		func() map[string]any { return map[string]any{} },
-	} {
-		for _, v := range []*validate.Validator{validate.Compile(scalarsTopic()), validate.Compile(arraysTopic()), validate.Compile(cameraTopic())} {
-			rec := top()
-			_ = v.Check(rec)
-			for _, x := range values {
-				rec := v.New()
-				for k := range rec {
-					rec[k] = x
-				}
-				r := v.Check(rec)
-				_ = r.String()
-				_ = v.Normalize(rec)
-				_ = v.Validate(rec)
+	for _, v := range []*validate.Validator{validate.Compile(scalarsTopic()), validate.Compile(arraysTopic()), validate.Compile(cameraTopic())} {
+		tp := v.Topic()
+		fields := map[string]bool{}
+		for _, f := range tp.Fields {
+			fields[f.Name] = true
+		}
+		check := func(what string, rec map[string]any) {
+			t.Helper()
+			r := v.Check(rec)
+			if r.OK() || r.Total() == 0 || r.First == nil || !strings.Contains(r.String(), "violation") {
+				t.Errorf("%s, %s: Check reports %q (%+v), want violations", tp, what, r.String(), r)
+				return
+			}
+			if !fields[r.First.Field] {
+				t.Errorf("%s, %s: first violation names %q, not a field of the topic", tp, what, r.First.Field)
+			}
+		}
+		rejects := func(what, name string, run func(map[string]any) error, rec map[string]any) {
+			t.Helper()
+			var fe *validate.FieldError
+			if err := run(maps.Clone(rec)); !errors.As(err, &fe) || !fields[fe.Field] {
+				t.Errorf("%s, %s: %s returned %v, want a *FieldError naming a field", tp, what, name, err)
+			}
+		}
+		check("nil record", nil)
+		if err := v.Validate(nil); err == nil {
+			t.Errorf("%s: Validate(nil) returned nil", tp)
+		}
+		check("empty record", map[string]any{})
+		if r := v.Check(map[string]any{}); r.Missing != len(tp.Fields) {
+			t.Errorf("%s, empty record: %d missing, want %d", tp, r.Missing, len(tp.Fields))
+		}
+		for _, x := range values {
+			rec := v.New()
+			for k := range rec {
+				rec[k] = x
+			}
+			what := fmt.Sprintf("every field %T(%v)", x, x)
+			check(what, rec)
+			rejects(what, "Validate", v.Validate, rec)
+			if x != nil {
+				rejects(what, "Normalize", v.Normalize, rec)
 			}
 		}
 	}
