@@ -1,10 +1,15 @@
 package topics
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 var (
-	// ErrClosed is returned by calls on a closed Domain, Instance, Reader or Writer.
-	ErrClosed = errors.New("topics: closed")
+	// ErrClosed is returned by calls on a closed Domain, Instance, Reader
+	// or Writer, and (re-exported as sal.ErrClosed) by every closed object
+	// of the SDK: Remotes, their commands, Controllers and CSCs.
+	ErrClosed = errors.New("sal: closed")
 	// ErrNotStarted is returned by a write before its Instance started.
 	ErrNotStarted = errors.New("topics: instance not started")
 	// ErrStarted is returned when adding a reader to a started Instance.
@@ -14,3 +19,8 @@ var (
 	// ErrWrongComponent is returned for a topic of another component.
 	ErrWrongComponent = errors.New("topics: topic belongs to another component")
 )
+
+// LogInterval is how often at most a repeated problem of one kind is
+// logged (the records in between are counted and the count logged with
+// the next one).
+const LogInterval = 10 * time.Second

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -34,7 +35,7 @@ type Instance struct {
 	identity    string
 	boxIdentity any
 	boxOrigin   any
-	rl          *rateLog
+	rl          *ratelog.Limiter
 
 	mu      sync.Mutex
 	state   int
@@ -46,7 +47,8 @@ type Instance struct {
 	wg      sync.WaitGroup
 
 	ready   chan struct{}
-	pending int // history readers not caught up; poll goroutine only
+	closed  chan struct{} // closed by Close
+	pending int           // history readers not caught up; poll goroutine only
 
 	// Schema lookups by the poll goroutines (see Reader.lookup).
 	lookMu       sync.Mutex
@@ -69,10 +71,11 @@ func (d *Domain) NewInstance(comp *salxml.Component, index int, identity string)
 	in := &Instance{
 		d: d, comp: comp, index: index, identity: identity,
 		boxIdentity: identity, boxOrigin: int32(d.origin),
-		rl:      newRateLog(d.log, 10*time.Second),
+		rl:      ratelog.New(d.log, LogInterval),
 		readers: map[string]*Reader{},
 		writers: map[*salxml.Topic]*Writer{},
 		ready:   make(chan struct{}),
+		closed:  make(chan struct{}),
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -210,6 +213,8 @@ func (in *Instance) Start(ctx context.Context) error {
 	select {
 	case <-in.ready:
 		return nil
+	case <-in.closed:
+		return fmt.Errorf("topics: start %s: %w", in.comp.NameIndex(in.index), ErrClosed)
 	case <-ctx.Done():
 		in.Close()
 		return fmt.Errorf("topics: start %s: waiting for history: %w", in.comp.NameIndex(in.index), ctx.Err())
@@ -264,21 +269,13 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		}
 		parts := map[int32]kafka.Start{}
 		for p, wm := range marks[r.kname] {
-			switch {
-			case wm.High <= 0:
-				parts[p] = kafka.Start{Offset: -1}
-			case depth == 0:
-				parts[p] = kafka.Start{Offset: wm.High}
-			default:
-				off := wm.High - int64(depth)
-				if off <= wm.Low {
-					off = -1
-				}
-				parts[p] = kafka.Start{Offset: off}
+			start, last := historyStart(wm, depth)
+			parts[p] = start
+			if last >= 0 {
 				if r.hist == nil {
 					r.hist = &history{target: map[int32]int64{}, pos: map[int32]int{}}
 				}
-				r.hist.target[p] = wm.High - 1
+				r.hist.target[p] = last
 			}
 		}
 		if r.hist != nil {
@@ -335,6 +332,26 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 	return nil
 }
 
+// historyStart is where a reader that wants depth records of history
+// starts on a partition with watermarks wm, and the offset of the last of
+// those records, which it must read before it is caught up: -1 when there
+// is nothing to wait for (depth 0, or a partition with no records,
+// whatever its offsets: a topic whose records were all deleted has a low
+// watermark equal to its high one).
+func historyStart(wm kafka.Watermarks, depth int) (start kafka.Start, last int64) {
+	switch {
+	case wm.High <= wm.Low:
+		return kafka.Start{Offset: -1}, -1
+	case depth <= 0:
+		return kafka.Start{Offset: wm.High}, -1
+	}
+	off := wm.High - int64(depth)
+	if off <= wm.Low {
+		off = -1
+	}
+	return kafka.Start{Offset: off}, wm.High - 1
+}
+
 // registerAll registers the schema of every reader's and writer's topic,
 // eight at a time, and sets their ids.
 func (in *Instance) registerAll(ctx context.Context, readers []*Reader, writers []*Writer) error {
@@ -357,7 +374,7 @@ func (in *Instance) loop(ctx context.Context, cons *kafka.Consumer) {
 			return
 		}
 		if err != nil {
-			in.rl.log(slog.LevelWarn, "fetch", "topics: fetch error; retrying", "instance", in.comp.NameIndex(in.index), "err", err)
+			in.rl.Log(slog.LevelWarn, "fetch", "topics: fetch error; retrying", "instance", in.comp.NameIndex(in.index), "err", err)
 			select {
 			case <-ctx.Done():
 				return
@@ -393,7 +410,7 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 			h := r.hist
 			r.hist = nil
 			for _, rec := range h.latest {
-				r.push(rec, true)
+				r.deliver(rec, true)
 			}
 			in.pending--
 			if in.pending == 0 {
@@ -429,7 +446,7 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	}
 	if !iss.Zero() {
 		r.count(func(s *ReaderStats) { s.Violations++ })
-		r.in.rl.log(slog.LevelWarn, "range:"+r.kname, "topics: record holds values outside their SAL type's range; delivered converted", "topic", r.topic.String(), "issues", fmt.Sprintf("%+v", iss))
+		r.in.rl.Log(slog.LevelWarn, "range:"+r.kname, "topics: record holds values outside their SAL type's range; delivered converted", "topic", r.topic.String(), "issues", fmt.Sprintf("%+v", iss))
 	}
 	return rec
 }
@@ -508,7 +525,7 @@ func (r *Reader) resolver(ctx context.Context, id int32) (*codec.Decoder, error)
 
 func (r *Reader) bad(kind string, err error) {
 	r.count(func(s *ReaderStats) { s.Undecodable++ })
-	r.in.rl.log(slog.LevelWarn, kind+":"+r.kname, "topics: undecodable record skipped", "topic", r.topic.String(), "kind", kind, "err", err)
+	r.in.rl.Log(slog.LevelWarn, kind+":"+r.kname, "topics: undecodable record skipped", "topic", r.topic.String(), "kind", kind, "err", err)
 }
 
 // accept applies the reference's filters to a decoded record and queues it
@@ -516,46 +533,42 @@ func (r *Reader) bad(kind string, err error) {
 func (r *Reader) accept(rec map[string]any, historical bool) {
 	rcv := TAI()
 	rec["private_rcvStamp"] = rcv
-	if rep := r.val.Check(rec); !rep.OK() {
-		r.count(func(s *ReaderStats) { s.Violations++ })
-		r.in.rl.log(slog.LevelWarn, "bounds:"+r.kname, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
-	}
 	idx, _ := rec["salIndex"].(int32)
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
 		r.drop(rec, func(s *ReaderStats) { s.Filtered++ })
 		return
 	}
+	snd, _ := rec["private_sndStamp"].(float64)
 	if r.track {
 		origin, _ := rec["private_origin"].(int32)
 		ident, _ := rec["private_identity"].(string)
 		seq, _ := rec["private_seqNum"].(int32)
 		k := writerKey{origin: origin, identity: ident, index: idx}
-		if last, ok := r.lastSeq[k]; ok {
-			if seq == last {
-				// The same record again (a producer retry at acks=1
-				// that reached the log twice): counted, not delivered.
+		st := r.lastSeq[k]
+		if st == nil {
+			st = &seqState{}
+			r.lastSeq[k] = st
+			st.reset(seq, snd, !historical)
+		} else {
+			switch lost, dup := st.next(seq, snd, !historical); {
+			case dup:
+				// A record of this writer seen already (a producer retry
+				// at acks=1 that reached the log twice, perhaps a whole
+				// batch): counted, not delivered.
 				r.drop(rec, func(s *ReaderStats) { s.Duplicates++ })
-				r.in.rl.log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
+				r.in.rl.Log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
 				return
-			}
-			want := last + 1
-			if last >= maxSeqNum {
-				want = 1
-			}
-			if seq > want {
-				lost := uint64(seq - want)
+			case lost > 0:
 				r.count(func(s *ReaderStats) { s.Lost += lost })
 			}
 		}
-		r.lastSeq[k] = seq
 	}
-	snd, _ := rec["private_sndStamp"].(float64)
 	last, seen := r.lastSnd[idx]
 	if !seen || snd >= last {
 		r.lastSnd[idx] = snd
 	} else if r.ordchk && !historical {
 		r.drop(rec, func(s *ReaderStats) { s.OutOfOrder++ })
-		r.in.rl.log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
+		r.in.rl.Log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
 		return
 	}
 	if historical {
@@ -575,7 +588,84 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	if r.lat != nil {
 		r.lat.Observe(rcv - snd)
 	}
-	r.push(rec, false)
+	r.deliver(rec, false)
+}
+
+// deliver checks the bounds the reference does not enforce (counted and
+// logged, never dropped) of a record that passed every filter, and
+// queues it.
+func (r *Reader) deliver(rec map[string]any, historical bool) {
+	if rep := r.val.Check(rec); !rep.OK() {
+		r.count(func(s *ReaderStats) { s.Violations++ })
+		r.in.rl.Log(slog.LevelWarn, "bounds:"+r.kname, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
+	}
+	r.push(rec, historical)
+}
+
+// seqWindow is how many recent seqNums of each writer a reader remembers,
+// to tell a record seen already from one that arrives late.
+const seqWindow = 1024
+
+// seqState is what a reader knows of one writer's (origin, identity and
+// SAL index) seqNums.
+type seqState struct {
+	max  int32   // highest seqNum seen since the writer (re)started
+	snd  float64 // newest private_sndStamp seen
+	live bool    // the record with max was read live, not from history
+	seen [seqWindow / 64]uint64
+}
+
+func (s *seqState) bit(seq int32) (int, uint64) {
+	i := int(uint32(seq) % seqWindow)
+	return i / 64, 1 << (i % 64)
+}
+
+// reset starts the writer's sequence again at seq.
+func (s *seqState) reset(seq int32, snd float64, live bool) {
+	*s = seqState{max: seq, snd: snd, live: live}
+	s.mark(seq)
+}
+
+// next records seq and says how many seqNums went missing before it, or
+// that it is a duplicate: a seqNum of the last seqWindow seen already, in
+// a record no newer than the newest seen (a writer that starts again from
+// a lower seqNum writes newer stamps; a record that arrives late, from
+// another partition say, has a seqNum not seen yet). Gaps count only
+// between live records: history read back from a compacted event topic
+// has holes where older records of the same key were compacted away.
+// Writers wrap from 2^31-1 to 1, which is a restart here.
+func (s *seqState) next(seq int32, snd float64, live bool) (lost uint64, dup bool) {
+	switch {
+	case seq > s.max:
+		if live && s.live {
+			lost = uint64(seq - s.max - 1)
+		}
+		if int64(seq)-int64(s.max) >= seqWindow {
+			clear(s.seen[:])
+		} else {
+			for q := s.max + 1; q < seq; q++ {
+				w, b := s.bit(q)
+				s.seen[w] &^= b
+			}
+		}
+		s.max, s.live = seq, live
+		s.snd = max(s.snd, snd)
+		s.mark(seq)
+		return lost, false
+	case snd > s.snd:
+		s.reset(seq, snd, live)
+	case int64(s.max)-int64(seq) < seqWindow:
+		if w, b := s.bit(seq); s.seen[w]&b != 0 {
+			return 0, true
+		}
+		s.mark(seq)
+	}
+	return 0, false
+}
+
+func (s *seqState) mark(seq int32) {
+	w, b := s.bit(seq)
+	s.seen[w] |= b
 }
 
 // Close stops the instance's goroutines and callbacks and disconnects its
@@ -587,6 +677,7 @@ func (in *Instance) Close() {
 		return
 	}
 	in.state = stateClosed
+	close(in.closed)
 	cancel, cons := in.cancel, in.cons
 	readers := append([]*Reader(nil), in.order...)
 	in.mu.Unlock()

@@ -68,7 +68,7 @@ type Reader struct {
 	unknown  map[int32]time.Time // schema ids whose lookup failed, until when not to retry
 	dec      *codec.Decoder
 	lastSnd  map[int32]float64
-	lastSeq  map[writerKey]int32
+	lastSeq  map[writerKey]*seqState
 	hist     *history
 
 	mu       sync.Mutex
@@ -123,7 +123,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		unknown:  map[int32]time.Time{},
 		dec:      c.Decoder(),
 		lastSnd:  map[int32]float64{},
-		lastSeq:  map[writerKey]int32{},
+		lastSeq:  map[writerKey]*seqState{},
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
@@ -385,7 +385,7 @@ func (r *Reader) callbackLoop(wake <-chan struct{}, done chan struct{}) {
 func (r *Reader) safeCall(fn func(map[string]any), rec map[string]any) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.in.rl.log(slog.LevelError, "callback-panic:"+r.kname, "topics: callback panicked", "topic", r.topic.String(), "panic", fmt.Sprint(p))
+			r.in.rl.Log(slog.LevelError, "callback-panic:"+r.kname, "topics: callback panicked", "topic", r.topic.String(), "panic", fmt.Sprint(p))
 		}
 	}()
 	fn(rec)
@@ -410,7 +410,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 	if r.n == len(r.q) {
 		r.popLocked()
 		r.stats.Overflow++
-		r.in.rl.log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+		r.in.rl.Log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
 	}
 	if r.inline != nil {
 		r.setLatestLocked(rec)
@@ -463,7 +463,7 @@ func (r *Reader) checkFillLocked() {
 		}
 	}
 	if lvl > r.warned {
-		r.in.rl.log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+		r.in.rl.Log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
 	}
 	r.warned = lvl
 }

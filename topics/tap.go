@@ -44,11 +44,7 @@ func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn fun
 	for t, parts := range marks {
 		m := map[int32]kafka.Start{}
 		for p, wm := range parts {
-			off := wm.High - int64(back)
-			if off <= wm.Low {
-				off = -1
-			}
-			m[p] = kafka.Start{Offset: off}
+			m[p], _ = historyStart(wm, back)
 		}
 		assign[t] = m
 	}

@@ -114,21 +114,34 @@ func (w *Writer) WriteSeq(ctx context.Context, rec map[string]any, seq int32) (W
 }
 
 func (w *Writer) write(ctx context.Context, rec map[string]any, seq int32) (WriteResult, error) {
+	w.mu.Lock()
+	wait, err := w.sendSync(ctx, rec, seq)
+	w.mu.Unlock()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return wait()
+}
+
+// sendSync queues rec as sendLocked does and returns a function that
+// waits for the broker's acknowledgement or the end of ctx. w.mu is held.
+func (w *Writer) sendSync(ctx context.Context, rec map[string]any, seq int32) (func() (WriteResult, error), error) {
 	type result struct {
 		r   WriteResult
 		err error
 	}
 	ch := make(chan result, 1)
-	err := w.send(ctx, rec, seq, func(r WriteResult, err error) { ch <- result{r, err} })
-	if err != nil {
-		return WriteResult{}, err
+	if err := w.sendLocked(ctx, rec, seq, func(r WriteResult, err error) { ch <- result{r, err} }); err != nil {
+		return nil, err
 	}
-	select {
-	case res := <-ch:
-		return res.r, res.err
-	case <-ctx.Done():
-		return WriteResult{}, fmt.Errorf("topics: write %s: %w", w.topic, ctx.Err())
-	}
+	return func() (WriteResult, error) {
+		select {
+		case res := <-ch:
+			return res.r, res.err
+		case <-ctx.Done():
+			return WriteResult{}, fmt.Errorf("topics: write %s: %w", w.topic, ctx.Err())
+		}
+	}, nil
 }
 
 // WriteAsync stamps, validates and queues rec, and returns at once; done
@@ -149,8 +162,19 @@ func (w *Writer) WriteSeqAsync(ctx context.Context, rec map[string]any, seq int3
 }
 
 func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sendLocked(ctx, rec, seq, done)
+}
+
+// sendLocked stamps, validates, encodes and queues rec; w.mu is held, so
+// that records go out in the order of their sequence numbers and stamps.
+func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
+	if rec == nil {
+		return fmt.Errorf("topics: write %s: nil record (use an empty map, or Writer.New, for all defaults)", w.topic)
+	}
 	if err := w.in.writable(); err != nil {
-		return err
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
 	}
 	rec["private_rcvStamp"] = 0.0
 	rec["private_revCode"] = w.boxRev
@@ -159,7 +183,6 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 	if w.hasIdx {
 		rec["salIndex"] = w.boxIdx
 	}
-	w.mu.Lock()
 	// Stamp under the lock that orders sequence numbers and sends: stamped
 	// outside it, concurrent writes could go out with a newer
 	// private_sndStamp before an older one, and readers drop the older one
@@ -178,7 +201,6 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 	}
 	rec["private_seqNum"] = seq
 	if err := w.val.Validate(rec); err != nil {
-		w.mu.Unlock()
 		w.failed.Add(1)
 		return err
 	}
@@ -186,7 +208,6 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 	buf, err := w.codec.Append(codec.AppendHeader(*bp, w.id), rec)
 	if err != nil {
 		w.putBuf(bp, buf)
-		w.mu.Unlock()
 		w.failed.Add(1)
 		return fmt.Errorf("topics: encode %s: %w", w.topic, err)
 	}
@@ -213,7 +234,6 @@ func (w *Writer) send(ctx context.Context, rec map[string]any, seq int32, done f
 			done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: lat}, err)
 		}
 	})
-	w.mu.Unlock()
 	return nil
 }
 
@@ -297,16 +317,25 @@ type SetWriteResult struct {
 func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool) (SetWriteResult, error) {
 	w.mu.Lock()
 	changed, err := w.setLocked(fields)
-	data := maps.Clone(w.data)
-	w.mu.Unlock()
 	if err != nil {
+		w.mu.Unlock()
 		return SetWriteResult{}, err
 	}
+	data := maps.Clone(w.data)
 	res := SetWriteResult{Changed: changed, Data: data}
 	if !(changed || force || w.topic.Kind != salxml.Event) {
+		w.mu.Unlock()
 		return res, nil
 	}
-	wr, err := w.Write(ctx, data) // stamps data: Data shows what was written
+	// Set and send under one hold of the lock: concurrent SetWrites reach
+	// the bus in the order they changed the data, so the newest record on
+	// the bus is the writer's data.
+	wait, err := w.sendSync(ctx, data, 0) // stamps data: Data shows what was written
+	w.mu.Unlock()
+	if err != nil {
+		return res, err
+	}
+	wr, err := wait()
 	if err != nil {
 		return res, err
 	}
