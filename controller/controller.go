@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -84,7 +85,8 @@ type Command struct {
 	SALIndex int32
 
 	c *Controller
-	w *topics.Writer
+	// acked, if set, runs once the final ack is written (or failed to be).
+	acked func()
 }
 
 // InProgress sends CMD_INPROGRESS with the estimated remaining duration;
@@ -102,6 +104,7 @@ type Stats struct {
 	Completed  uint64 // acked CMD_COMPLETE
 	Failed     uint64 // acked with a failure code
 	Rejected   uint64 // answered or dropped before a handler ran (bad seqNum, bad data, no handler)
+	Duplicates uint64 // dropped: the same command (origin, identity, seqNum) seen again
 	AckErrors  uint64 // acks that could not be written
 	InProgress uint64
 }
@@ -124,13 +127,17 @@ type Controller struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	running sync.WaitGroup
+	rl      *ratelog.Limiter
+	seen    dedup
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
+	mu       sync.Mutex
+	started  bool
+	closed   bool
+	closing  chan struct{} // closed when Close starts
+	finished chan struct{} // closed when Close has finished
 
 	stats struct {
-		received, completed, failed, rejected, ackErrors, inProgress atomic.Uint64
+		received, completed, failed, rejected, duplicates, ackErrors, inProgress atomic.Uint64
 	}
 }
 
@@ -159,6 +166,9 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 		evts: map[string]*topics.Writer{}, tels: map[string]*topics.Writer{},
 		cmdtype: map[string]int32{},
 		ctx:     ctx, cancel: cancel,
+		rl:      ratelog.New(d.Logger(), topics.LogInterval),
+		seen:    newDedup(dedupWindow),
+		closing: make(chan struct{}), finished: make(chan struct{}),
 	}
 	for _, n := range cfg.concurrent {
 		if comp.Command(n) == nil {
@@ -240,7 +250,8 @@ func (c *Controller) Telemetry(name string) *topics.Writer { return c.tels[name]
 func (c *Controller) Stats() Stats {
 	return Stats{
 		Received: c.stats.received.Load(), Completed: c.stats.completed.Load(), Failed: c.stats.failed.Load(),
-		Rejected: c.stats.rejected.Load(), AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
+		Rejected: c.stats.rejected.Load(), Duplicates: c.stats.duplicates.Load(),
+		AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
 	}
 }
 
@@ -250,7 +261,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return topics.ErrClosed
+		return fmt.Errorf("controller: start %s: %w", c.Name(), topics.ErrClosed)
 	}
 	if c.started {
 		c.mu.Unlock()
@@ -302,7 +313,14 @@ func (c *Controller) receive(name string, rec map[string]any) {
 		// The reference's controller dies on this; we log it and go on.
 		// No ack: the sender could not match one.
 		c.stats.rejected.Add(1)
-		c.log.Warn("controller: command with private_seqNum <= 0 ignored", "controller", c.Name(), "command", name, "seqNum", cmd.SeqNum, "identity", cmd.Identity, "origin", cmd.Origin)
+		c.rl.Log(slog.LevelWarn, "seqnum:"+name, "controller: command with private_seqNum <= 0 ignored", "controller", c.Name(), "command", name, "seqNum", cmd.SeqNum, "identity", cmd.Identity, "origin", cmd.Origin)
+		return
+	}
+	if !c.seen.add(cmdKey{origin: cmd.Origin, identity: cmd.Identity, seq: cmd.SeqNum}) {
+		// The same command record again (a producer retry that reached
+		// the log twice): its handler ran, or is running, already.
+		c.stats.duplicates.Add(1)
+		c.rl.Log(slog.LevelWarn, "dup:"+name, "controller: duplicate command dropped", "controller", c.Name(), "command", name, "seqNum", cmd.SeqNum, "identity", cmd.Identity, "origin", cmd.Origin)
 		return
 	}
 	if rep := validate.For(c.comp.Command(name)).Check(rec); !rep.OK() {
@@ -377,20 +395,23 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	ctx, cancel := ackContext()
 	failed := func(err error) {
 		c.stats.ackErrors.Add(1)
-		c.log.Warn("controller: could not acknowledge command", "controller", c.Name(), "command", cmd.Name, "seqNum", cmd.SeqNum, "err", err)
+		c.rl.Log(slog.LevelWarn, "ack:"+cmd.Name, "controller: could not acknowledge command", "controller", c.Name(), "command", cmd.Name, "seqNum", cmd.SeqNum, "err", err)
+	}
+	done := func(err error) {
+		cancel()
+		if err != nil {
+			failed(err)
+		}
+		if cmd.acked != nil {
+			cmd.acked()
+		}
 	}
 	rec, err := c.ackRecord(cmd, a)
 	if err == nil {
-		err = c.ackW.WriteSeqAsync(ctx, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) {
-			cancel()
-			if err != nil {
-				failed(err)
-			}
-		})
+		err = c.ackW.WriteSeqAsync(ctx, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) { done(err) })
 	}
 	if err != nil {
-		cancel()
-		failed(err)
+		done(err)
 	}
 }
 
@@ -429,16 +450,20 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 
 // Close cancels running handlers (they are acknowledged CMD_ABORTED),
 // waits for them, and stops the Controller. It is safe to call twice and
-// from any goroutine except a command handler's own, since it waits for
-// that handler: a handler that wants its Controller gone runs `go c.Close()`.
+// concurrently: every call returns once the Controller is closed. It must
+// not be called from a command handler, since it waits for that handler:
+// a handler that wants its Controller gone runs `go c.Close()`.
 func (c *Controller) Close() {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
+		<-c.finished
 		return
 	}
 	c.closed = true
+	close(c.closing)
 	c.mu.Unlock()
+	defer close(c.finished)
 	c.cancel()
 	done := make(chan struct{})
 	go func() { c.running.Wait(); close(done) }()
@@ -448,4 +473,46 @@ func (c *Controller) Close() {
 		c.log.Error("controller: handlers still running 30 s after Close", "controller", c.Name())
 	}
 	c.in.Close()
+}
+
+// dedupWindow is how many recent commands a Controller remembers to drop
+// repeats of.
+const dedupWindow = 4096
+
+// cmdKey identifies one command record: a Remote's seqNums are unique
+// among its commands in flight.
+type cmdKey struct {
+	origin   int32
+	identity string
+	seq      int32
+}
+
+// dedup remembers the last n command keys seen.
+type dedup struct {
+	mu   sync.Mutex
+	set  map[cmdKey]struct{}
+	ring []cmdKey
+	next int
+}
+
+func newDedup(n int) dedup {
+	return dedup{set: make(map[cmdKey]struct{}, n), ring: make([]cmdKey, 0, n)}
+}
+
+// add records k and reports whether it was new.
+func (d *dedup) add(k cmdKey) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.set[k]; ok {
+		return false
+	}
+	if len(d.ring) < cap(d.ring) {
+		d.ring = append(d.ring, k)
+	} else {
+		delete(d.set, d.ring[d.next])
+		d.ring[d.next] = k
+		d.next = (d.next + 1) % len(d.ring)
+	}
+	d.set[k] = struct{}{}
+	return true
 }

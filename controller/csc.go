@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,6 +112,9 @@ type CSC struct {
 	*Controller
 	cfg cscConfig
 
+	// trMu serialises the state-changing commands: each runs, from the
+	// check of the current state to the report of the new one, alone.
+	trMu    sync.Mutex
 	stateMu sync.Mutex
 	state   State
 
@@ -118,6 +123,7 @@ type CSC struct {
 	done     chan struct{}
 	doneOnce sync.Once
 	hbStop   chan struct{}
+	hbOnce   sync.Once
 	hbWG     sync.WaitGroup
 }
 
@@ -170,18 +176,17 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 }
 
 // Handle sets the handler of one of the CSC's own commands. Commands named
-// in EnabledCommands are refused unless the CSC is ENABLED.
+// in EnabledCommands are refused, with BaseCsc's assert_enabled text
+// (RequireEnabled("")), unless the CSC is ENABLED.
 func (s *CSC) Handle(name string, h Handler) error {
-	for _, n := range s.cfg.enabledCmds {
-		if n == name {
-			inner := h
-			h = HandlerFunc(func(ctx context.Context, cmd *Command) error {
-				if err := s.RequireEnabled(name); err != nil {
-					return err
-				}
-				return inner.Handle(ctx, cmd)
-			})
-		}
+	if slices.Contains(s.cfg.enabledCmds, name) {
+		inner := h
+		h = HandlerFunc(func(ctx context.Context, cmd *Command) error {
+			if err := s.RequireEnabled(""); err != nil {
+				return err
+			}
+			return inner.Handle(ctx, cmd)
+		})
 	}
 	return s.Controller.Handle(name, h)
 }
@@ -198,13 +203,31 @@ func (s *CSC) State() State {
 	return s.state
 }
 
-// RequireEnabled returns the reference's error for an action attempted
-// outside ENABLED, or nil.
+// RequireEnabled returns nil in ENABLED, else the error BaseCsc's
+// assert_enabled raises: "<action> not allowed in state=<State.X: n>"
+// ("Not allowed ..." for an empty action), or in FAULT "<action> not
+// allowed in Fault state: errorCode=N, errorReport='...'" with the last
+// errorCode written.
 func (s *CSC) RequireEnabled(action string) error {
-	if st := s.State(); st != Enabled {
-		return fmt.Errorf("%s not allowed in state %s", action, st)
+	st := s.State()
+	if st == Enabled {
+		return nil
 	}
-	return nil
+	what := "Not allowed"
+	if action != "" {
+		what = action + " not allowed"
+	}
+	if st == Fault {
+		var code int32
+		var report string
+		if w := s.Event("errorCode"); w != nil {
+			data := w.Data()
+			code, _ = data["errorCode"].(int32)
+			report, _ = data["errorReport"].(string)
+		}
+		return fmt.Errorf("%s in Fault state: errorCode=%d, errorReport=%s", what, code, pyRepr(report))
+	}
+	return fmt.Errorf("%s in state=%s", what, st)
 }
 
 // Logger returns a logger whose records are also written as logMessage
@@ -289,6 +312,8 @@ func (s *CSC) reportState(ctx context.Context, force bool) error {
 }
 
 func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to State, begin, end func(context.Context, *Command) error) error {
+	s.trMu.Lock()
+	defer s.trMu.Unlock()
 	s.stateMu.Lock()
 	cur := s.state
 	s.stateMu.Unlock()
@@ -330,10 +355,9 @@ func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to Sta
 		return err
 	}
 	if to == Offline {
-		go func() {
-			time.Sleep(100 * time.Millisecond) // let the ack go out first
-			s.doneOnce.Do(func() { close(s.done) })
-		}()
+		// Done closes once the final ack is out (written or failed), so
+		// that a program exiting on Done does not cut it off.
+		cmd.acked = func() { s.doneOnce.Do(func() { close(s.done) }) }
 	}
 	return nil
 }
@@ -357,13 +381,11 @@ func (s *CSC) setLogLevel(ctx context.Context, cmd *Command) error {
 	return nil
 }
 
-// Close stops the heartbeat, aborts running commands and closes the controller.
+// Close stops the heartbeat, aborts running commands and closes the
+// controller. It is safe to call twice and concurrently; every call
+// returns once the CSC is closed.
 func (s *CSC) Close() {
-	select {
-	case <-s.hbStop:
-	default:
-		close(s.hbStop)
-	}
+	s.hbOnce.Do(func() { close(s.hbStop) })
 	s.Controller.Close()
 	s.hbWG.Wait()
 }
@@ -420,4 +442,37 @@ func pyToSlog(l int32) slog.Level {
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug
+}
+
+// pyRepr renders s as Python's repr does for the texts of the reference:
+// single quotes unless s holds a single quote and no double quote, with
+// backslash, the quote, tab, newline and carriage return escaped and
+// other control characters as \xhh.
+func pyRepr(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == rune(q):
+			b.WriteString(`\'`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
 }

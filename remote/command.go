@@ -12,8 +12,10 @@ import (
 )
 
 var (
-	// ErrClosed is returned for commands of a closed Remote.
-	ErrClosed = errors.New("remote: closed")
+	// ErrClosed is returned for commands of a closed Remote, and ends the
+	// commands still in flight when it closes. It is topics.ErrClosed, the
+	// one sentinel of every closed object of the SDK (sal.ErrClosed).
+	ErrClosed = topics.ErrClosed
 	// ErrCommandFailed is matched by every *AckError.
 	ErrCommandFailed = errors.New("remote: command failed")
 	// ErrTimeout is matched by every *TimeoutError.
@@ -129,16 +131,16 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, ErrClosed
+		return nil, fmt.Errorf("remote: %s command %s: %w", r.Name(), name, ErrClosed)
 	}
 	seq, _ := r.seq.Next(name)
 	for r.pending[seq] != nil {
 		seq, _ = r.seq.Next(name)
 	}
-	f := &Future{r: r, name: name, seq: seq, budget: cfg.timeout, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	f := newFuture(r, name, seq, cfg.timeout)
 	r.pending[seq] = f
 	r.mu.Unlock()
-	f.start = time.Now()
+	f.arm()
 	var err error
 	if sync {
 		_, err = w.WriteSeq(ctx, rec, seq)
@@ -150,178 +152,227 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 		})
 	}
 	if err != nil {
-		f.forget()
-		return nil, fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err)
+		err = fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err)
+		f.fail(err)
+		return nil, err
 	}
 	return f, nil
 }
 
-// Future is a command in flight.
+// Future is a command in flight. It owns its deadline: it ends at its
+// final acknowledgement or when its time runs out (the command's timeout,
+// extended by each CMD_INPROGRESS ack), whether or not anyone waits on
+// it. Next and Wait only read what has arrived; the ctx given to them
+// bounds that call, not the command. A Future is safe for concurrent use.
 type Future struct {
-	r      *Remote
-	name   string
-	seq    int32
-	start  time.Time
-	notify chan struct{}
-	done   chan struct{}
+	r     *Remote
+	name  string
+	seq   int32
+	start time.Time // set before the Future is published; read-only after
+	done  chan struct{}
 
-	mu     sync.Mutex
-	queue  []*topics.Ack
-	budget time.Duration // total time allowed from start, extended by INPROGRESS
-	last   *topics.Ack
-	final  *topics.Ack
-	err    error
+	mu       sync.Mutex
+	acks     []*topics.Ack // every ack received, in order
+	read     int           // acks already returned by Next
+	notify   chan struct{} // closed and replaced when an ack arrives
+	deadline time.Time     // start + timeout + the INPROGRESS extensions
+	timer    *time.Timer
+	last     *topics.Ack
+	final    *topics.Ack
+	err      error
+}
+
+func newFuture(r *Remote, name string, seq int32, timeout time.Duration) *Future {
+	f := &Future{r: r, name: name, seq: seq, done: make(chan struct{}), notify: make(chan struct{})}
+	f.start = time.Now()
+	f.deadline = f.start.Add(timeout)
+	return f
+}
+
+// arm starts the Future's timer; the Future must be in the pending table.
+func (f *Future) arm() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ended() {
+		return
+	}
+	f.timer = time.AfterFunc(time.Until(f.deadline), f.expire)
 }
 
 // SeqNum returns the command's private_seqNum.
 func (f *Future) SeqNum() int32 { return f.seq }
 
-// Done is closed when the command has ended (final ack, timeout or close).
+// Started returns when the command was sent.
+func (f *Future) Started() time.Time { return f.start }
+
+// Command returns the command's bare name.
+func (f *Future) Command() string { return f.name }
+
+// Done is closed when the command has ended: at its final ack, at its
+// timeout, when its write failed or when the Remote closed.
 func (f *Future) Done() <-chan struct{} { return f.done }
 
-// Result returns the final ack and error once Done is closed.
+// Result returns the final ack and error once Done is closed (nil, nil
+// before): the ack and a nil error for CMD_COMPLETE; the ack and an
+// *AckError for a failed final code; the last ack seen (or a local
+// CMD_NOACK) and a *TimeoutError at the timeout; ErrClosed when the
+// Remote closed first.
 func (f *Future) Result() (*topics.Ack, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.final, f.err
 }
 
-func (f *Future) deliver(a *topics.Ack) {
-	f.mu.Lock()
-	f.queue = append(f.queue, a)
-	f.mu.Unlock()
+func (f *Future) ended() bool {
 	select {
-	case f.notify <- struct{}{}:
+	case <-f.done:
+		return true
 	default:
+		return false
 	}
 }
 
-// fail ends the command with the error of its write (as a failed
-// synchronous write, it is not observed as a command outcome).
-func (f *Future) fail(err error) {
-	f.forget()
+// deliver runs on the Remote's poll goroutine for each ack of this
+// command: it never blocks.
+func (f *Future) deliver(a *topics.Ack) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.finishLocked(nil, err)
+	if f.ended() {
+		return
+	}
+	f.acks = append(f.acks, a)
+	f.last = a
+	close(f.notify)
+	f.notify = make(chan struct{})
+	switch {
+	case a.Code.Final():
+		var err error
+		if a.Code.Failed() {
+			err = &AckError{Remote: f.r.Name(), Command: f.name, Ack: a}
+		}
+		f.endLocked(a, err, a.Code.String())
+	case a.Code == topics.CmdInProgress && a.Timeout > 0:
+		f.deadline = f.deadline.Add(a.Timeout)
+		if f.timer != nil {
+			f.timer.Reset(time.Until(f.deadline))
+		}
+	}
 }
 
-// abandon ends the command with err (Remote closed).
+// expire runs on the timer's goroutine when the deadline may have passed.
+func (f *Future) expire() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ended() {
+		return
+	}
+	if d := time.Until(f.deadline); d > 0 {
+		f.timer.Reset(d) // extended after the timer fired
+		return
+	}
+	last := f.lastOrNoAck()
+	f.endLocked(last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last}, "timeout")
+}
+
+// fail ends the command with the error of its write.
+func (f *Future) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.endLocked(nil, err, "")
+}
+
+// abandon ends the command because the Remote closed.
 func (f *Future) abandon(err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.endLocked(nil, err)
+	f.endLocked(nil, err, "closed")
 }
 
-// finishLocked sets the result and closes done, unless the command has
-// already ended; it says whether it ended it.
-func (f *Future) finishLocked(a *topics.Ack, err error) bool {
-	select {
-	case <-f.done:
-		return false
-	default:
-	}
-	f.final, f.err = a, err
-	close(f.done)
-	return true
-}
-
-// endLocked ends the command as finishLocked does and observes its outcome.
-func (f *Future) endLocked(a *topics.Ack, err error) {
-	if !f.finishLocked(a, err) {
+// endLocked ends the command once: sets the result, stops the timer,
+// leaves the pending table, closes done and observes the outcome (an
+// empty outcome is not observed: a write that failed sent no command).
+func (f *Future) endLocked(a *topics.Ack, err error, outcome string) {
+	if f.ended() {
 		return
 	}
-	if m := f.r.in.Domain().Metrics(); m != nil {
-		var te *TimeoutError
-		outcome := "closed"
-		switch {
-		case errors.As(err, &te):
-			outcome = "timeout"
-		case a != nil:
-			outcome = a.Code.String()
-		}
+	f.final, f.err = a, err
+	if f.timer != nil {
+		f.timer.Stop()
+	}
+	f.r.forget(f)
+	close(f.done)
+	if m := f.r.in.Domain().Metrics(); m != nil && outcome != "" {
 		m.ObserveCommand(f.r.in.TopicInfo("command_"+f.name), outcome, time.Since(f.start))
 	}
 }
 
-// Wait waits for the final acknowledgement.
+// Wait waits for the command to end and returns its result (see Result).
+// If ctx ends first, Wait returns the ctx's error (wrapped in a
+// *TimeoutError for a deadline, so that it matches both ErrTimeout and
+// context.DeadlineExceeded); the command itself goes on until its final
+// ack or its own timeout.
 func (f *Future) Wait(ctx context.Context) (*topics.Ack, error) {
-	for {
-		a, err := f.Next(ctx)
-		if err != nil || a.Code.Final() {
-			return a, err
-		}
+	select {
+	case <-f.done:
+		return f.Result()
+	case <-ctx.Done():
+		return f.interrupted(ctx)
 	}
 }
 
-// Next returns the next acknowledgement of the command. After the final
-// one it keeps returning the final result.
+// Next returns the command's next acknowledgement, in the order they
+// arrived, waiting until one arrives or ctx ends. A failed final code
+// comes with an *AckError. Once every ack has been returned and the
+// command has ended, Next keeps returning the result (see Result). As
+// with Wait, ctx bounds the call, not the command.
 func (f *Future) Next(ctx context.Context) (*topics.Ack, error) {
 	for {
 		f.mu.Lock()
-		select {
-		case <-f.done:
+		if f.read < len(f.acks) {
+			a := f.acks[f.read]
+			f.read++
+			var err error
+			if a.Code.Failed() {
+				err = &AckError{Remote: f.r.Name(), Command: f.name, Ack: a}
+			}
+			f.mu.Unlock()
+			return a, err
+		}
+		if f.ended() {
 			a, err := f.final, f.err
 			f.mu.Unlock()
 			return a, err
-		default:
 		}
-		if len(f.queue) > 0 {
-			a := f.queue[0]
-			f.queue = f.queue[1:]
-			f.last = a
-			if a.Code == topics.CmdInProgress {
-				f.budget += a.Timeout
-			}
-			var err error
-			if a.Code.Final() {
-				if a.Code.Failed() {
-					err = &AckError{Remote: f.r.Name(), Command: f.name, Ack: a}
-				}
-				f.endLocked(a, err)
-			}
-			f.mu.Unlock()
-			return a, err
-		}
-		remaining := time.Until(f.start.Add(f.budget))
+		notify := f.notify
 		f.mu.Unlock()
-		if remaining <= 0 {
-			return f.timeout(nil)
-		}
-		timer := time.NewTimer(remaining)
 		select {
-		case <-f.notify:
-			timer.Stop()
+		case <-notify:
 		case <-f.done:
-			timer.Stop()
-		case <-timer.C:
 		case <-ctx.Done():
-			timer.Stop()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return f.timeout(ctx.Err())
-			}
-			f.forget()
-			return nil, fmt.Errorf("remote: %s command %s: %w", f.r.Name(), f.name, ctx.Err())
+			return f.interrupted(ctx)
 		}
 	}
 }
 
-func (f *Future) forget() {
-	f.r.mu.Lock()
-	if f.r.pending[f.seq] == f {
-		delete(f.r.pending, f.seq)
+// interrupted is what a Wait or Next cut short by ctx returns.
+func (f *Future) interrupted(ctx context.Context) (*topics.Ack, error) {
+	f.mu.Lock()
+	last := f.last
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		last = f.lastOrNoAck()
 	}
-	f.r.mu.Unlock()
+	f.mu.Unlock()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last, Err: ctx.Err()}
+	}
+	return last, fmt.Errorf("remote: %s command %s: %w", f.r.Name(), f.name, ctx.Err())
 }
 
-func (f *Future) timeout(ctxErr error) (*topics.Ack, error) {
-	f.forget()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	last := f.last
-	if last == nil {
-		last = &topics.Ack{Code: topics.CmdNoAck, Result: "No command acknowledgement seen", SeqNum: f.seq, Identity: f.r.Identity(), Origin: int32(f.r.in.Origin())}
+// lastOrNoAck is the last ack seen, or, if none was, a local CMD_NOACK as
+// the reference makes one. f.mu is held.
+func (f *Future) lastOrNoAck() *topics.Ack {
+	if f.last != nil {
+		return f.last
 	}
-	err := &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last, Err: ctxErr}
-	f.endLocked(last, err)
-	return last, err
+	return &topics.Ack{Code: topics.CmdNoAck, Result: "No command acknowledgement seen", SeqNum: f.seq, Identity: f.r.Identity(), Origin: int32(f.r.in.Origin())}
 }

@@ -176,8 +176,9 @@ func (r *Remote) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the Remote; commands still waiting end with ErrClosed. It is
-// safe to call twice.
+// Close stops the Remote. Commands still in flight end at once: their
+// Done closes and their Result (and any Wait or Next) returns an error
+// matching ErrClosed. It is safe to call twice and concurrently.
 func (r *Remote) Close() {
 	r.mu.Lock()
 	if r.closed {
@@ -189,7 +190,7 @@ func (r *Remote) Close() {
 	r.pending = map[int32]*Future{}
 	r.mu.Unlock()
 	for _, f := range pend {
-		f.abandon(ErrClosed)
+		f.abandon(fmt.Errorf("remote: %s command %s: %w", r.Name(), f.name, ErrClosed))
 	}
 	r.in.Close()
 }
@@ -239,11 +240,25 @@ func (r *Remote) dispatch(rec map[string]any) {
 	}
 	r.mu.Lock()
 	f := r.pending[a.SeqNum]
-	if f != nil && a.Code.Final() {
-		delete(r.pending, a.SeqNum)
-	}
 	r.mu.Unlock()
 	if f != nil {
-		f.deliver(a)
+		f.deliver(a) // a final ack takes f out of pending (endLocked)
 	}
+}
+
+// forget takes f out of the pending table, if it is still there.
+func (r *Remote) forget(f *Future) {
+	r.mu.Lock()
+	if r.pending[f.seq] == f {
+		delete(r.pending, f.seq)
+	}
+	r.mu.Unlock()
+}
+
+// Pending returns the number of commands in flight: sent, and not yet
+// ended by their final ack, their timeout, a failed write or Close.
+func (r *Remote) Pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -124,7 +125,25 @@ func TestForeignSchemas_RolesKeepWorking(t *testing.T) {
 		t.Fatalf("disable after the foreign records: %v", err)
 	}
 	waitState(t, r, sal.Disabled)
-	if s := r.Event("summaryState").Stats(); s.Undecodable != 2 {
-		t.Errorf("remote summaryState reader: %d undecodable, want the 2 foreign records (%+v)", s.Undecodable, s)
+	// Each reader met its two foreign records before what followed them
+	// on its topic: the setScalars command (the controller), its acks (the
+	// remote) and the DISABLED state (the remote).
+	for _, c := range []struct {
+		what  string
+		stats topics.ReaderStats
+	}{
+		{"controller's setScalars reader", readerStats(b, "Example", 1, "command_setScalars")},
+		{"remote's ackcmd reader", remoteAckStats(b, r)},
+		{"remote's summaryState reader", r.Event("summaryState").Stats()},
+	} {
+		if c.stats.Undecodable != 2 {
+			t.Errorf("%s: %d undecodable, want the 2 foreign records (%+v)", c.what, c.stats.Undecodable, c.stats)
+		}
 	}
+}
+
+// remoteAckStats returns the stats of r's ackcmd reader: the only ackcmd
+// reader of the component instance on b.
+func remoteAckStats(b *sal.Bus, r *sal.Remote) topics.ReaderStats {
+	return readerStats(b, r.Component().Name, r.Index(), "ackcmd")
 }

@@ -1,0 +1,437 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/remote"
+	"github.com/lsst-sal/salgo/topics"
+)
+
+// startCSC starts an Example CSC like the reference's TestCsc (see
+// remote's tests): setScalars, setArrays and wait need ENABLED.
+func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+	t.Helper()
+	csc := newCSC(t, d, index, opts...)
+	if err := csc.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	return csc
+}
+
+func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+	t.Helper()
+	opts = append([]controller.CSCOption{
+		controller.EnabledCommands("setScalars", "setArrays", "wait"),
+		controller.ControllerOptions(controller.Concurrent("wait")),
+	}, opts...)
+	csc, err := controller.NewCSC(d, "Example", index, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(csc.Close)
+	nop := func(context.Context, *controller.Command) error { return nil }
+	csc.HandleFunc("setScalars", nop)
+	csc.HandleFunc("setArrays", nop)
+	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
+		select {
+		case <-time.After(time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
+		return csc.Fault(ctx, 1, "executing the fault command", "")
+	})
+	return csc
+}
+
+func command(t testing.TB, r *remote.Remote, name string, params map[string]any) *topics.Ack {
+	t.Helper()
+	a, err := r.Command(testbus.Ctx(t), name, params, remote.Timeout(20*time.Second))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return a
+}
+
+// nextState returns the next summaryState the Remote reads.
+func nextState(t testing.TB, r *remote.Remote) controller.State {
+	t.Helper()
+	rec, err := r.Event("summaryState").Next(testbus.Ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return controller.State(rec["summaryState"].(int32))
+}
+
+// TestCSC_StandardStateTransitions is the reference's
+// check_standard_state_transitions: in each state only the allowed
+// commands succeed; every other fails with CMD_FAILED and the reference's
+// text, and the state does not change; the CSC is done after exitControl.
+func TestCSC_StandardStateTransitions(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	enabledCmds := []string{"setArrays", "setScalars", "wait"}
+	all := append([]string{"start", "enable", "disable", "standby", "exitControl"}, enabledCmds...)
+	allowed := map[controller.State][]string{
+		controller.Standby:  {"start", "exitControl"},
+		controller.Disabled: {"enable", "standby"},
+		controller.Enabled:  append([]string{"disable"}, enabledCmds...),
+	}
+	check := func(state controller.State) {
+		t.Helper()
+		if got := nextState(t, r); got != state {
+			t.Fatalf("summaryState %s, want %s", got.Name(), state.Name())
+		}
+		for _, c := range all {
+			if slices.Contains(allowed[state], c) {
+				continue
+			}
+			params := map[string]any{}
+			if c == "wait" {
+				params["duration"] = 0.0
+			}
+			ack, err := r.Command(ctx, c, params, remote.Timeout(10*time.Second))
+			var ae *remote.AckError
+			if !errors.As(err, &ae) {
+				t.Fatalf("%s in %s: got %v, %v; want CMD_FAILED", c, state.Name(), ack, err)
+			}
+			want := fmt.Sprintf("Failed: %s not allowed in state %s", c, state)
+			if slices.Contains(enabledCmds, c) {
+				want = fmt.Sprintf("Failed: Not allowed in state=%s", state)
+			}
+			if ae.Ack.Code != topics.CmdFailed || ae.Ack.Error != 1 || ae.Ack.Result != want {
+				t.Errorf("%s in %s: %s error=%d %q; want CMD_FAILED error=1 %q", c, state.Name(), ae.Ack.Code, ae.Ack.Error, ae.Ack.Result, want)
+			}
+			if csc.State() != state {
+				t.Fatalf("%s in %s changed the state to %s", c, state.Name(), csc.State().Name())
+			}
+		}
+		command(t, r, "setLogLevel", map[string]any{"level": 20}) // works in every state
+	}
+	check(controller.Standby)
+	command(t, r, "start", nil)
+	check(controller.Disabled)
+	command(t, r, "enable", nil)
+	check(controller.Enabled)
+	command(t, r, "setArrays", nil)
+	command(t, r, "setScalars", nil)
+	command(t, r, "wait", map[string]any{"duration": 0.0})
+	command(t, r, "disable", nil)
+	if s := nextState(t, r); s != controller.Disabled {
+		t.Fatalf("after disable: %s", s.Name())
+	}
+	command(t, r, "standby", nil)
+	if s := nextState(t, r); s != controller.Standby {
+		t.Fatalf("after standby: %s", s.Name())
+	}
+	command(t, r, "exitControl", nil)
+	if s := nextState(t, r); s != controller.Offline {
+		t.Fatalf("after exitControl: %s", s.Name())
+	}
+	select {
+	case <-csc.Done():
+	case <-ctx.Done():
+		t.Fatal("CSC not done after exitControl")
+	}
+}
+
+// TestCSC_RequireEnabledTexts: commands that need ENABLED are refused
+// with BaseCsc's assert_enabled texts, the FAULT variant naming the last
+// errorCode and errorReport.
+func TestCSC_RequireEnabledTexts(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	refused := func(cmd, want string) {
+		t.Helper()
+		_, err := r.Command(testbus.Ctx(t), cmd, nil)
+		var ae *remote.AckError
+		if !errors.As(err, &ae) || ae.Ack.Result != want {
+			t.Errorf("%s: %v; want %q", cmd, err, want)
+		}
+	}
+	refused("setScalars", "Failed: Not allowed in state=<State.STANDBY: 5>")
+	if err := csc.RequireEnabled("move"); err == nil || err.Error() != "move not allowed in state=<State.STANDBY: 5>" {
+		t.Errorf("RequireEnabled(move): %v", err)
+	}
+	command(t, r, "fault", nil)
+	refused("setArrays", "Failed: Not allowed in Fault state: errorCode=1, errorReport='executing the fault command'")
+	if err := csc.Fault(testbus.Ctx(t), 52, "it's broken", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := csc.RequireEnabled("move"); err == nil || err.Error() != `move not allowed in Fault state: errorCode=52, errorReport="it's broken"` {
+		t.Errorf("RequireEnabled(move) in FAULT: %v", err)
+	}
+}
+
+// TestCSC_TransitionsSerialised: state-changing commands run one at a
+// time, each checked against the state when it runs: an exitControl that
+// arrives while a slow start is under way is refused once start has made
+// the CSC DISABLED, and the CSC is not done.
+func TestCSC_TransitionsSerialised(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+		BeginStart: func(context.Context, *controller.Command) error {
+			close(entered)
+			<-release
+			return nil
+		},
+	}))
+	r := newRemote(t, d, 1)
+	start, err := r.StartCommand(ctx, "start", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	exit, err := r.StartCommand(ctx, "exitControl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the CSC received exitControl", func() bool { return csc.Stats().Received == 2 })
+	close(release)
+	if _, err := start.Wait(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	a, err := exit.Wait(ctx)
+	if !errors.Is(err, remote.ErrCommandFailed) || a.Result != "Failed: exitControl not allowed in state <State.DISABLED: 1>" {
+		t.Errorf("exitControl during start: %v, %v; want it refused in DISABLED", a, err)
+	}
+	if s := csc.State(); s != controller.Disabled {
+		t.Errorf("state %s, want DISABLED", s.Name())
+	}
+	select {
+	case <-csc.Done():
+		t.Error("the CSC is done although exitControl was refused")
+	default:
+	}
+}
+
+// TestCSC_CloseConcurrent: Close from several goroutines at once, and
+// again, returns once the CSC is closed, every time.
+func TestCSC_CloseConcurrent(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1)
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for range 64 {
+		wg.Go(func() { <-gate; csc.Close() })
+	}
+	close(gate)
+	wg.Wait()
+	csc.Close()
+	if err := csc.Start(testbus.Ctx(t)); !errors.Is(err, topics.ErrClosed) {
+		t.Errorf("Start after Close: %v, want ErrClosed", err)
+	}
+	if _, err := csc.Event("scalars").Write(testbus.Ctx(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
+		t.Errorf("write after Close: %v, want ErrClosed", err)
+	}
+}
+
+// TestCSC_DoneAfterExitControlAck: Done closes once the exitControl ack
+// has been written, so a program that exits on Done does not cut it off.
+func TestCSC_DoneAfterExitControlAck(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	csc := startCSC(t, d, 1)
+	in, err := d.NewInstance(csc.Component(), 1, "watcher@host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	acks, err := in.Reader(csc.Component().Ack(), topics.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := newRemote(t, d, 1)
+	f, err := r.StartCommand(ctx, "exitControl", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-csc.Done():
+	case <-ctx.Done():
+		t.Fatal("not done after exitControl")
+	}
+	// The ack is on the broker: a reader that was not waiting for it
+	// reads it now.
+	rec, err := acks.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := topics.AckFromRecord(rec); a.SeqNum != f.SeqNum() || a.Code != topics.CmdComplete {
+		t.Errorf("ack %v, want CMD_COMPLETE for seqNum %d", a, f.SeqNum())
+	}
+}
+
+// TestCSC_Fault: Fault writes errorCode (forced) then summaryState FAULT;
+// standby leaves FAULT and clears errorCode.
+func TestCSC_Fault(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	ec := r.Event("errorCode")
+	if rec, err := ec.Next(ctx); err != nil || rec["errorCode"] != int32(0) {
+		t.Fatalf("errorCode at start: %v %v", rec, err)
+	}
+	nextState(t, r) // STANDBY
+	command(t, r, "fault", nil)
+	rec, err := ec.Next(ctx)
+	if err != nil || rec["errorCode"] != int32(1) || rec["errorReport"] != "executing the fault command" {
+		t.Errorf("errorCode after fault: %v %v", rec, err)
+	}
+	if s := nextState(t, r); s != controller.Fault || csc.State() != controller.Fault {
+		t.Errorf("state after fault: %s", s.Name())
+	}
+	command(t, r, "standby", nil)
+	if s := nextState(t, r); s != controller.Standby {
+		t.Errorf("state after standby from FAULT: %s", s.Name())
+	}
+	if rec, err := ec.Next(ctx); err != nil || rec["errorCode"] != int32(0) || rec["errorReport"] != "" {
+		t.Errorf("errorCode after leaving FAULT: %v %v", rec, err)
+	}
+}
+
+// TestCSC_Hooks: a Begin hook that fails leaves the state and fails the
+// command; an End hook that fails reverts it; Configure sees the override;
+// SummaryState sees every state.
+func TestCSC_Hooks(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	var mu sync.Mutex
+	var overrides []string
+	var states []controller.State
+	failBegin, failEnd := true, true
+	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+		BeginEnable: func(context.Context, *controller.Command) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if failBegin {
+				failBegin = false
+				return errors.New("not ready")
+			}
+			return nil
+		},
+		EndDisable: func(context.Context, *controller.Command) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if failEnd {
+				failEnd = false
+				return errors.New("stuck")
+			}
+			return nil
+		},
+		Configure: func(_ context.Context, override string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			overrides = append(overrides, override)
+			return nil
+		},
+		SummaryState: func(_ context.Context, s controller.State) error {
+			mu.Lock()
+			defer mu.Unlock()
+			states = append(states, s)
+			return nil
+		},
+	}))
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	command(t, r, "start", map[string]any{"configurationOverride": "night.yaml"})
+	if a, err := r.Command(ctx, "enable", nil); err == nil || a.Result != "Failed: not ready" || csc.State() != controller.Disabled {
+		t.Errorf("enable with a failing BeginEnable: %v, %v, state %s", a, err, csc.State().Name())
+	}
+	command(t, r, "enable", nil)
+	if a, err := r.Command(ctx, "disable", nil); err == nil || a.Result != "Failed: stuck" || csc.State() != controller.Enabled {
+		t.Errorf("disable with a failing EndDisable: %v, %v, state %s", a, err, csc.State().Name())
+	}
+	command(t, r, "disable", nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(overrides) != 1 || overrides[0] != "night.yaml" {
+		t.Errorf("Configure saw %q", overrides)
+	}
+	want := []controller.State{controller.Standby, controller.Disabled, controller.Enabled, controller.Disabled}
+	if !slices.Equal(states, want) {
+		t.Errorf("SummaryState saw %v, want %v", states, want)
+	}
+}
+
+// TestCSC_StartupEvents: Start writes logLevel, simulationMode,
+// softwareVersions (with the version given), summaryState and errorCode,
+// and heartbeats; setLogLevel is answered.
+func TestCSC_StartupEvents(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 1, controller.Version("1.2.3"), controller.SimulationMode(1))
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	for name, want := range map[string]map[string]any{
+		"logLevel":         {"level": int32(20)},
+		"simulationMode":   {"mode": int32(1)},
+		"softwareVersions": {"cscVersion": "1.2.3"},
+		"summaryState":     {"summaryState": int32(controller.Standby)},
+		"errorCode":        {"errorCode": int32(0)},
+	} {
+		rec := r.Event(name).Get()
+		for k, v := range want {
+			if rec == nil || rec[k] != v {
+				t.Errorf("%s: %v, want %s=%v", name, rec, k, v)
+			}
+		}
+	}
+	if _, err := r.Event("heartbeat").Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := controller.NewCSC(d, "Example", 2, controller.InitialState(42)); err == nil {
+		t.Error("initial state 42 accepted")
+	}
+}
+
+// TestCSC_LogMessage: the CSC's logger publishes logMessage at or above
+// its level (INFO by default).
+func TestCSC_LogMessage(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	csc.Logger().Warn("pump pressure low", "bar", 1.5)
+	rec, err := r.Event("logMessage").Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["level"] != int32(30) || rec["message"] != "pump pressure low bar=1.5" {
+		t.Errorf("logMessage %v %q", rec["level"], rec["message"])
+	}
+	csc.Logger().Debug("not published")
+	csc.Logger().Info("published")
+	if rec, err := r.Event("logMessage").Next(ctx); err != nil || rec["message"] != "published" {
+		t.Errorf("got %v %v", rec["message"], err)
+	}
+}
+
+// TestCSC_CheckDuplicate: a CSC that checks for duplicates starts when
+// none runs, and refuses to start beside a running one.
+func TestCSC_CheckDuplicate(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 7, controller.CheckDuplicate())
+	dup := newCSC(t, d, 7, controller.CheckDuplicate())
+	if err := dup.Start(testbus.Ctx(t)); !errors.Is(err, controller.ErrDuplicate) {
+		t.Fatalf("second instance: %v, want ErrDuplicate", err)
+	}
+}
