@@ -13,19 +13,20 @@ const mod = "github.com/lsst-sal/salgo"
 // import. Packages not listed (examples, benchmarks) may import any public
 // package but no internal one other than what the table allows them.
 var allowed = map[string][]string{
-	"xml":               {},
-	"validate":          {"xml"},
-	"internal/codec":    {"xml"},
-	"internal/registry": {},
-	"internal/kafka":    {},
-	"internal/embedded": {},
-	"internal/archtest": {},
-	"internal/faults":   {},
-	"topics":            {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
-	"remote":            {"topics", "xml", "validate"},
-	"controller":        {"topics", "xml", "validate"},
-	"sal":               {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
-	"sal/salprom":       {"sal", "topics"},
+	"xml":                  {},
+	"validate":             {"xml"},
+	"internal/codec":       {"xml"},
+	"internal/registry":    {},
+	"internal/kafka":       {},
+	"internal/embedded":    {},
+	"internal/archtest":    {},
+	"internal/faults":      {},
+	"internal/wirefixture": {},
+	"topics":               {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
+	"remote":               {"topics", "xml", "validate"},
+	"controller":           {"topics", "xml", "validate"},
+	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+	"sal/salprom":          {"sal", "topics"},
 }
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
