@@ -162,3 +162,26 @@ func TestSalobj8_CmdTypes(t *testing.T) {
 		t.Errorf("Test has %d SAL topic names, want 24", n)
 	}
 }
+
+// TestSalobj8_XMLVersion checks that Version of the ts_xml the fixture was
+// written with is the softwareVersions.xmlVersion salobj published.
+func TestSalobj8_XMLVersion(t *testing.T) {
+	t.Setenv(salxml.EnvVersion, "")
+	d, err := salxml.Open(tsXMLDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range wirefixture.Records(t) {
+		if r.SALName() != "logevent_softwareVersions" {
+			continue
+		}
+		n++
+		if got, want := d.Version(), r.String(t, "xmlVersion"); got != want {
+			t.Errorf("line %d: Version %q, salobj published xmlVersion %q", r.Line, got, want)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d softwareVersions records, want 1", n)
+	}
+}
