@@ -41,6 +41,11 @@ type Definitions struct {
 
 	mu    sync.Mutex
 	comps map[string]*compEntry
+
+	embedded bool   // the embedded Example definitions
+	absDir   string // Dir as an absolute path, for Open; else ""
+	ver      string // the version, once known (see Version)
+	verOnce  sync.Once
 }
 
 type compEntry struct {
@@ -76,7 +81,7 @@ func Locate(dir string) (string, error) {
 // Open reads the definitions found under dir (see Locate). The camera
 // .avsc topics are read from the "interfaces" folder beside
 // sal_interfaces, when present.
-func Open(dir string) (*Definitions, error) {
+func Open(dir string, opts ...Option) (*Definitions, error) {
 	sal, err := Locate(dir)
 	if err != nil {
 		return nil, err
@@ -86,24 +91,40 @@ func Open(dir string) (*Definitions, error) {
 	if st, err := os.Stat(avDir); err == nil && st.IsDir() {
 		avsc = os.DirFS(avDir)
 	}
-	return openFS(sal, os.DirFS(sal), sal, avsc, avDir)
+	d, err := openFS(sal, os.DirFS(sal), sal, avsc, avDir)
+	if err != nil {
+		return nil, err
+	}
+	d.ver = overrideVersion(opts, true)
+	if d.absDir, err = filepath.Abs(sal); err != nil {
+		d.absDir = ""
+	}
+	return d, nil
 }
 
 // OpenFS reads definitions from file systems: sal holds SALSubsystems.xml,
 // SALGenerics.xml and one folder per component; avsc (may be nil) holds
 // <Component>/*.avsc. Error messages name files relative to the roots.
-func OpenFS(sal, avsc fs.FS) (*Definitions, error) {
-	return openFS("(fs)", sal, "", avsc, "interfaces")
+func OpenFS(sal, avsc fs.FS, opts ...Option) (*Definitions, error) {
+	d, err := openFS("(fs)", sal, "", avsc, "interfaces")
+	if err != nil {
+		return nil, err
+	}
+	d.ver = overrideVersion(opts, true)
+	return d, nil
 }
 
 // Embedded returns the project's own example definitions (component
 // "Example"), built into the SDK. It is what the SDK uses when TS_XML_DIR
-// is not set.
-func Embedded() *Definitions {
+// is not set. Its Version is EmbeddedVersion unless WithVersion says
+// otherwise.
+func Embedded(opts ...Option) *Definitions {
 	sub, err := fs.Sub(exampleFS, "example")
 	if err == nil {
 		var d *Definitions
 		if d, err = openFS("(embedded)", sub, "(embedded)", nil, ""); err == nil {
+			d.embedded = true
+			d.ver = overrideVersion(opts, false)
 			return d
 		}
 	}
@@ -112,11 +133,23 @@ func Embedded() *Definitions {
 
 // FromEnv opens the definitions named by TS_XML_DIR, or the embedded
 // example definitions when it is unset or empty.
-func FromEnv() (*Definitions, error) {
+func FromEnv(opts ...Option) (*Definitions, error) {
 	if dir := os.Getenv(EnvDir); dir != "" {
-		return Open(dir)
+		return Open(dir, opts...)
 	}
-	return Embedded(), nil
+	return Embedded(opts...), nil
+}
+
+// overrideVersion returns the version set by WithVersion or, if env,
+// TS_XML_VERSION; "" if neither is.
+func overrideVersion(opts []Option, env bool) string {
+	if o := applyOptions(opts); o.version != "" {
+		return o.version
+	}
+	if env {
+		return os.Getenv(EnvVersion)
+	}
+	return ""
 }
 
 func openFS(dir string, sal fs.FS, salLabel string, avsc fs.FS, avLabel string) (*Definitions, error) {

@@ -13,6 +13,18 @@
 // folder. FromEnv uses the TS_XML_DIR environment variable and falls back to
 // Embedded, the project's own example component "Example".
 //
+// # Version
+//
+// Version reports the ts_xml release the definitions come from ("28.0.1"),
+// which ts_salobj publishes as softwareVersions.xmlVersion. It is set by
+// WithVersion or TS_XML_VERSION, or read from where the definitions carry
+// it: the version.py or .dist-info of an installed ts_xml package, a
+// SOURCE.md "Version:" line beside a copied sal_interfaces folder, or
+// `git describe --tags` of a ts_xml checkout (see Definitions.Version for
+// the order). The embedded definitions report EmbeddedVersion; when no
+// source tells, Version is UnknownVersion ("?", as ts_xml's own
+// __version__ then is).
+//
 // # Errors
 //
 // Malformed input gives a *ParseError naming the file, the line and what is

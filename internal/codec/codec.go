@@ -170,7 +170,8 @@ func (c *Codec) SizeHint() int { return c.hint }
 // not in the topic are ignored. Array lengths are not checked (the
 // validate package does that): a slice is written with the length it has.
 // Arrays are written as one block (count, items, 0), an empty array as a
-// single 0, which is what fastavro writes.
+// single 0, which is what fastavro writes. A NaN float or double is
+// written as the canonical quiet NaN, as ts_salobj writes Python's NaN.
 //
 // If dst lacks SizeHint bytes of spare capacity Append first grows it once.
 // On error (a *FieldError) Append returns dst unchanged.

@@ -28,9 +28,14 @@
 // New compiles a Codec from an xml.Topic once; it uses no reflection and no
 // hamba at run time. Append writes the Avro body exactly as fastavro (the
 // reference's writer) does: fields in order, zigzag varints, little-endian
-// floats, arrays as one block followed by 0. Decode and DecodeInto read it
-// back; DecodeInto reuses the caller's map and, where lengths match, its
-// slices. Size buffers with SizeHint.
+// floats, arrays as one block followed by 0. Every NaN, whatever its sign
+// and payload, is written as the canonical quiet NaN (0x7fc00000 as a
+// float, 0x7ff8000000000000 as a double), the bits of Python's
+// float("nan") that ts_salobj writes; Go's math.NaN() is
+// 0x7ff8000000000001. Decode and DecodeInto read the body back, keeping
+// the bits of every float as they are on the wire; DecodeInto reuses the
+// caller's map and, where lengths match, its slices. Size buffers with
+// SizeHint.
 //
 // Decoding validates everything: truncated or garbage input gives a
 // *DecodeError (wrapping ErrTruncated, ErrInvalid or ErrTrailing), never a

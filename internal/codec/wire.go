@@ -17,12 +17,37 @@ func appendLong(b []byte, v int64) []byte {
 	return append(b, byte(u))
 }
 
+// The bit patterns of Python's float("nan") as a float and as a double:
+// the canonical quiet NaNs, which ts_salobj writes for NaN. Go's
+// math.NaN() is 0x7ff8000000000001, so the encoder writes every NaN (any
+// sign, any payload) as these instead.
+const (
+	nanBits32 = 0x7fc00000
+	nanBits64 = 0x7ff8000000000000
+)
+
+// bits32 is math.Float32bits with every NaN made canonical.
+func bits32(v float32) uint32 {
+	if v != v {
+		return nanBits32
+	}
+	return math.Float32bits(v)
+}
+
+// bits64 is math.Float64bits with every NaN made canonical.
+func bits64(v float64) uint64 {
+	if v != v {
+		return nanBits64
+	}
+	return math.Float64bits(v)
+}
+
 func appendFloat(b []byte, v float32) []byte {
-	return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	return binary.LittleEndian.AppendUint32(b, bits32(v))
 }
 
 func appendDouble(b []byte, v float64) []byte {
-	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	return binary.LittleEndian.AppendUint64(b, bits64(v))
 }
 
 func appendString(b []byte, s string) []byte {
@@ -109,23 +134,90 @@ func appendStrings(b []byte, xs []string) []byte {
 // lets the compiler drop the bounds checks: about 2.5 times faster than a
 // plain loop.
 
-// putFloats writes xs little-endian into out, which has 4*len(xs) bytes.
+// putFloats writes xs little-endian into out, which has 4*len(xs) bytes,
+// every NaN as nanBits32. On a little-endian machine that is a copy and a
+// scan for NaNs, which rewrites only the NaN items: as fast as the plain
+// loop, which cannot canonicalise NaNs as cheaply.
 func putFloats(out []byte, xs []float32) {
+	if nativeLE {
+		copy(out, bytesOf(xs))
+		if hasNaN32(xs) {
+			for i, x := range xs {
+				if x != x {
+					binary.LittleEndian.PutUint32(out[4*i:], nanBits32)
+				}
+			}
+		}
+		return
+	}
 	for len(xs) >= 8 && len(out) >= 32 {
 		o, x := out[:32], xs[:8]
-		binary.LittleEndian.PutUint32(o[0:4], math.Float32bits(x[0]))
-		binary.LittleEndian.PutUint32(o[4:8], math.Float32bits(x[1]))
-		binary.LittleEndian.PutUint32(o[8:12], math.Float32bits(x[2]))
-		binary.LittleEndian.PutUint32(o[12:16], math.Float32bits(x[3]))
-		binary.LittleEndian.PutUint32(o[16:20], math.Float32bits(x[4]))
-		binary.LittleEndian.PutUint32(o[20:24], math.Float32bits(x[5]))
-		binary.LittleEndian.PutUint32(o[24:28], math.Float32bits(x[6]))
-		binary.LittleEndian.PutUint32(o[28:32], math.Float32bits(x[7]))
+		binary.LittleEndian.PutUint32(o[0:4], bits32(x[0]))
+		binary.LittleEndian.PutUint32(o[4:8], bits32(x[1]))
+		binary.LittleEndian.PutUint32(o[8:12], bits32(x[2]))
+		binary.LittleEndian.PutUint32(o[12:16], bits32(x[3]))
+		binary.LittleEndian.PutUint32(o[16:20], bits32(x[4]))
+		binary.LittleEndian.PutUint32(o[20:24], bits32(x[5]))
+		binary.LittleEndian.PutUint32(o[24:28], bits32(x[6]))
+		binary.LittleEndian.PutUint32(o[28:32], bits32(x[7]))
 		out, xs = out[32:], xs[8:]
 	}
 	for i, x := range xs {
-		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+		binary.LittleEndian.PutUint32(out[4*i:], bits32(x))
 	}
+}
+
+// hasNaN32 reports whether xs holds a NaN. A float is a NaN when its bits
+// without the sign exceed 0x7f800000, that is when adding 0x007fffff to
+// them sets bit 31. The scan does that for two floats at once in a
+// uint64 (no carry crosses from one half into the other) and ORs the
+// results: a third of the time of comparing each float with itself.
+func hasNaN32(xs []float32) bool {
+	if len(xs) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(xs)))%8 != 0 {
+		if xs[0] != xs[0] {
+			return true
+		}
+		xs = xs[1:]
+	}
+	if len(xs)%2 == 1 {
+		if x := xs[len(xs)-1]; x != x {
+			return true
+		}
+	}
+	if len(xs) < 2 {
+		return false
+	}
+	const abs, k = 0x7fffffff7fffffff, 0x007fffff007fffff
+	ws := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(xs))), len(xs)/2)
+	var a, b uint64
+	for len(ws) >= 4 {
+		w := ws[:4]
+		a |= (w[0]&abs + k) | (w[1]&abs + k)
+		b |= (w[2]&abs + k) | (w[3]&abs + k)
+		ws = ws[4:]
+	}
+	for _, w := range ws {
+		a |= w&abs + k
+	}
+	return (a|b)&0x8000000080000000 != 0
+}
+
+// hasNaN64 reports whether xs holds a NaN, with the test of hasNaN32 on
+// each double's bits.
+func hasNaN64(xs []float64) bool {
+	const abs, k = 0x7fffffffffffffff, 0x000fffffffffffff
+	ws := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(xs))), len(xs))
+	var a, b uint64
+	for len(ws) >= 4 {
+		w := ws[:4]
+		a |= (w[0]&abs + k) | (w[1]&abs + k)
+		b |= (w[2]&abs + k) | (w[3]&abs + k)
+		ws = ws[4:]
+	}
+	for _, w := range ws {
+		a |= w&abs + k
+	}
+	return (a|b)>>63 != 0
 }
 
 // nativeLE is true on little-endian machines, where Avro's floats and
@@ -176,18 +268,30 @@ func getFloats(dst []float32, b []byte) {
 	}
 }
 
-// putDoubles writes xs little-endian into out, which has 8*len(xs) bytes.
+// putDoubles writes xs little-endian into out, which has 8*len(xs) bytes,
+// every NaN as nanBits64 (see putFloats).
 func putDoubles(out []byte, xs []float64) {
+	if nativeLE {
+		copy(out, bytesOf(xs))
+		if hasNaN64(xs) {
+			for i, x := range xs {
+				if x != x {
+					binary.LittleEndian.PutUint64(out[8*i:], nanBits64)
+				}
+			}
+		}
+		return
+	}
 	for len(xs) >= 4 && len(out) >= 32 {
 		o, x := out[:32], xs[:4]
-		binary.LittleEndian.PutUint64(o[0:8], math.Float64bits(x[0]))
-		binary.LittleEndian.PutUint64(o[8:16], math.Float64bits(x[1]))
-		binary.LittleEndian.PutUint64(o[16:24], math.Float64bits(x[2]))
-		binary.LittleEndian.PutUint64(o[24:32], math.Float64bits(x[3]))
+		binary.LittleEndian.PutUint64(o[0:8], bits64(x[0]))
+		binary.LittleEndian.PutUint64(o[8:16], bits64(x[1]))
+		binary.LittleEndian.PutUint64(o[16:24], bits64(x[2]))
+		binary.LittleEndian.PutUint64(o[24:32], bits64(x[3]))
 		out, xs = out[32:], xs[4:]
 	}
 	for i, x := range xs {
-		binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(x))
+		binary.LittleEndian.PutUint64(out[8*i:], bits64(x))
 	}
 }
 
