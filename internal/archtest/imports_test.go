@@ -21,6 +21,8 @@ var allowed = map[string][]string{
 	"internal/embedded": {},
 	"internal/archtest": {},
 	"internal/faults":   {},
+	"internal/pyrepr":   {},
+	"internal/yamlx":    {"internal/pyrepr"},
 	"topics":            {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
 	"remote":            {"topics", "xml", "validate"},
 	"controller":        {"topics", "xml", "validate"},
@@ -40,6 +42,8 @@ var thirdParty = map[string][]string{
 	"github.com/twmb/franz-go/pkg/kmsg":      {"internal/kafka", "internal/embedded"},
 	"github.com/prometheus/client_golang":    {"sal/salprom"},
 	"github.com/twmb/franz-go/plugin/kprom":  {"sal/salprom"},
+	"go.yaml.in/yaml":                        {"internal/yamlx"},
+	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
 }
 
 type pkg struct {
