@@ -13,21 +13,22 @@ const mod = "github.com/lsst-sal/salgo"
 // import. Packages not listed (examples, benchmarks) may import any public
 // package but no internal one other than what the table allows them.
 var allowed = map[string][]string{
-	"xml":               {},
-	"validate":          {"xml"},
-	"internal/codec":    {"xml"},
-	"internal/registry": {},
-	"internal/kafka":    {},
-	"internal/embedded": {},
-	"internal/archtest": {},
-	"internal/faults":   {},
-	"internal/pyrepr":   {},
-	"internal/yamlx":    {"internal/pyrepr"},
-	"topics":            {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
-	"remote":            {"topics", "xml", "validate"},
-	"controller":        {"topics", "xml", "validate"},
-	"sal":               {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
-	"sal/salprom":       {"sal", "topics"},
+	"xml":                 {},
+	"validate":            {"xml"},
+	"internal/codec":      {"xml"},
+	"internal/registry":   {},
+	"internal/kafka":      {},
+	"internal/embedded":   {},
+	"internal/archtest":   {},
+	"internal/faults":     {},
+	"internal/pyrepr":     {},
+	"internal/yamlx":      {"internal/pyrepr"},
+	"internal/jsonschema": {"internal/pyrepr", "internal/yamlx"},
+	"topics":              {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
+	"remote":              {"topics", "xml", "validate"},
+	"controller":          {"topics", "xml", "validate"},
+	"sal":                 {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+	"sal/salprom":         {"sal", "topics"},
 }
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
@@ -42,6 +43,7 @@ var thirdParty = map[string][]string{
 	"github.com/twmb/franz-go/pkg/kmsg":      {"internal/kafka", "internal/embedded"},
 	"github.com/prometheus/client_golang":    {"sal/salprom"},
 	"github.com/twmb/franz-go/plugin/kprom":  {"sal/salprom"},
+	"github.com/santhosh-tekuri/jsonschema":  {"internal/jsonschema"},
 	"go.yaml.in/yaml":                        {"internal/yamlx"},
 	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
 }
