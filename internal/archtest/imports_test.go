@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"internal/pyrepr":     {},
 	"internal/yamlx":      {"internal/pyrepr"},
 	"internal/jsonschema": {"internal/pyrepr", "internal/yamlx"},
+	"internal/cscconfig":  {"internal/pyrepr", "internal/yamlx", "internal/jsonschema"},
 	"topics":              {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka"},
 	"remote":              {"topics", "xml", "validate"},
 	"controller":          {"topics", "xml", "validate"},
