@@ -527,6 +527,9 @@ func jsonable(v any, where string) (any, error) {
 	case yamlx.Date:
 		return x.String(), nil
 	case yamlx.Timestamp:
+		if x.Naive {
+			return x.Time.Format("2006-01-02T15:04:05.999999999"), nil
+		}
 		return x.Time.Format(time.RFC3339Nano), nil
 	}
 	return v, nil

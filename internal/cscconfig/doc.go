@@ -22,6 +22,11 @@
 // an ExpectedError (one log E, no traceback) or as a plain Python error
 // (ValueError and friends: logged with a traceback).
 //
+// The schema is compiled (and checked against the Draft 7 metaschema) in
+// New, so a schema that is not valid JSON Schema fails construction with
+// "Schema <schema> invalid: SchemaError(...)"; salobj builds its validator
+// without that check and would fail only at the first start.
+//
 // YAML is read with PyYAML's rules (internal/yamlx), so a file means what it
 // means to a Python CSC; a mapping key that is not a string (on:, 1:) is a
 // parse error here, where Python would accept it below the top level.
@@ -32,6 +37,8 @@
 // Config.Decode fills a Go value from the merged configuration by a JSON
 // round trip (encoding/json rules: exported fields, json tags, names
 // matched case-insensitively, keys without a field ignored); dates and
-// timestamps become RFC 3339 text, binary data base64. A *map[string]any
+// timestamps become RFC 3339 text (a timestamp without a zone has no
+// offset), binary data base64, and a NaN or infinity is an error naming
+// the key, since JSON has no such number. A *map[string]any
 // target gets the values as they are (int64, float64, ...).
 package cscconfig
