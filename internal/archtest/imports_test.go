@@ -25,9 +25,13 @@ var allowed = map[string][]string{
 	"internal/archtest":    {},
 	"internal/faults":      {},
 	"internal/wirefixture": {},
-	"topics":               {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog"},
+	"internal/pyrepr":      {},
+	"internal/yamlx":       {"internal/pyrepr"},
+	"internal/jsonschema":  {"internal/pyrepr", "internal/yamlx"},
+	"internal/cscconfig":   {"internal/pyrepr", "internal/yamlx", "internal/jsonschema"},
+	"topics":               {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
 	"remote":               {"topics", "xml", "validate", "internal/ratelog"},
-	"controller":           {"topics", "xml", "validate", "internal/ratelog"},
+	"controller":           {"topics", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
 	"sal/salprom":          {"sal", "topics"},
 }
@@ -45,6 +49,9 @@ var thirdParty = map[string][]string{
 	"github.com/prometheus/client_golang":    {"sal/salprom"},
 	"go.uber.org/goleak":                     {"internal/leaktest"},
 	"github.com/twmb/franz-go/plugin/kprom":  {"sal/salprom"},
+	"github.com/santhosh-tekuri/jsonschema":  {"internal/jsonschema"},
+	"go.yaml.in/yaml":                        {"internal/yamlx"},
+	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
 }
 
 type pkg struct {

@@ -1,0 +1,38 @@
+// Package yamlx reads YAML the way Python's yaml.safe_load (PyYAML 6, YAML
+// 1.1) does, into plain Go values. It is the module's only importer of the
+// YAML library (go.yaml.in/yaml/v3), which is used for parsing only: every
+// plain scalar is resolved here with PyYAML's implicit resolvers, so a
+// ts_config file means in Go what it means to a Python CSC.
+//
+// Values, by YAML tag:
+//
+//	null (~, null, Null, NULL, empty)           nil
+//	bool (yes/no/true/false/on/off, 3 cases)    bool        ("y" and "n" are strings)
+//	int  (017 octal, 0x1F, 0b101, 1_000, 1:30)  int64, or *big.Int beyond int64
+//	float (1.0e+3, 1., .5, .inf, .nan, 1:30.5)  float64     ("1e3" has no dot: a string)
+//	str, and every quoted or block scalar       string
+//	timestamp 2024-01-01                        Date        (Python datetime.date)
+//	timestamp 2001-12-14 21:59:43.10 -5         Timestamp   (Python datetime.datetime)
+//	binary                                      []byte
+//	seq                                         []any
+//	map                                         map[string]any (Unmarshal) or *Map (UnmarshalOrdered)
+//
+// Explicit tags (!!str, !!int, !!float, !!bool, !!null, !!timestamp,
+// !!binary, !!seq, !!map) are honoured as PyYAML's constructors honour them.
+// Merge keys (<<) follow PyYAML's flatten_mapping: merged pairs come first,
+// the mapping's own keys override them, and in a list of mappings the
+// earlier mapping wins. A duplicate key keeps its first position and its
+// last value, silently, as a Python dict does. Aliases give the same
+// *Map or slice, as PyYAML gives the same object.
+//
+// Deliberate differences from PyYAML, each an error that names the file and
+// line instead of a value Go cannot hold:
+//   - a mapping key that is not a string after YAML 1.1 resolution (on:,
+//     1:, null:, a date): quote it;
+//   - !!set, !!omap, !!pairs and Python-specific tags;
+//   - a recursive alias (an anchor used inside itself).
+//
+// The non-specific tag "!" (as in "! 12") cannot be seen through the YAML
+// library's node tree; such a scalar is resolved as if untagged, where
+// PyYAML would give the string "12".
+package yamlx
