@@ -3,7 +3,7 @@ package pyrepr_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/lsst-sal/salgo/internal/leaktest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
