@@ -253,7 +253,7 @@ func (s *CSC) Start(ctx context.Context) error {
 	s.hbWG.Add(1)
 	go s.heartbeat()
 	s.writeEvent(ctx, "simulationMode", map[string]any{"mode": s.cfg.simulation}, true)
-	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": "", "cscVersion": s.cfg.version, "subsystemVersions": ""}, true)
+	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": s.in.Domain().Definitions().Version(), "cscVersion": s.cfg.version, "subsystemVersions": ""}, true)
 	if s.Event("configurationsAvailable") != nil {
 		s.writeEvent(ctx, "configurationsAvailable", map[string]any{"overrides": "", "version": "", "url": "", "schemaVersion": ""}, false)
 	}

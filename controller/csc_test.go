@@ -384,7 +384,7 @@ func TestCSC_StartupEvents(t *testing.T) {
 	for name, want := range map[string]map[string]any{
 		"logLevel":         {"level": int32(20)},
 		"simulationMode":   {"mode": int32(1)},
-		"softwareVersions": {"cscVersion": "1.2.3"},
+		"softwareVersions": {"cscVersion": "1.2.3", "xmlVersion": d.Definitions().Version(), "salVersion": ""},
 		"summaryState":     {"summaryState": int32(controller.Standby)},
 		"errorCode":        {"errorCode": int32(0)},
 	} {

@@ -77,9 +77,9 @@ func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
 		hasIdx: t.Indexed,
 		boxIdx: int32(in.index),
 	}
-	if k := t.Key(in.index); k != "" {
-		w.key = []byte(k)
-	}
+	// The reference's key: its JSON form, or on telemetry a zero-length
+	// key (not a null one, which a nil slice would send).
+	w.key = append(make([]byte, 0, len(t.Key(in.index))), t.Key(in.index)...)
 	if m := in.d.cfg.Metrics; m != nil {
 		w.lat = m.WriteLatency(in.info(t.SALName, t.Kind.String()))
 	}

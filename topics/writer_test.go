@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 )
@@ -212,5 +214,56 @@ func TestWriter_Concurrent(t *testing.T) {
 			t.Fatalf("record %d (seqNum %d): private_sndStamp goes back by %g s", i, i+1, last-snd)
 		}
 		last = snd
+	}
+}
+
+// TestWriter_Keys: records carry the reference's keys: the JSON key of
+// commands, events and acks, and on telemetry a zero-length key, not a
+// null one (as ts_salobj writes them; see the salobj8-wire fixture).
+func TestWriter_Keys(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tel, ev := comp.Telemetry("scalars"), comp.Event("scalars")
+	in, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	wt, err := in.Writer(tel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	we, err := in.Writer(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []*topics.Writer{wt, we} {
+		if _, err := w.Write(ctx, map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(d.Config().Brokers...), kgo.ConsumeTopics(kname(d, tel), kname(d, ev)),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	keys := map[string][]byte{}
+	for len(keys) < 2 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatal(err)
+		}
+		fs.EachRecord(func(r *kgo.Record) { keys[r.Topic] = r.Key })
+	}
+	if k := keys[kname(d, tel)]; k == nil || len(k) != 0 {
+		t.Errorf("telemetry key %q (nil %v), want zero-length and not null", k, k == nil)
+	}
+	if k := string(keys[kname(d, ev)]); k != ev.Key(1) || k == "" {
+		t.Errorf("event key %q, want %q", k, ev.Key(1))
 	}
 }
