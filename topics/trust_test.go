@@ -13,6 +13,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // TestReader_RetriedBatch: a whole batch written twice (an acks=1
@@ -169,7 +170,7 @@ func TestLateJoiner_AllRecordsDeleted(t *testing.T) {
 // TestStart_CloseUnblocks: Close ends a Start that is waiting for history
 // (here: the broker never answers a fetch), which returns ErrClosed.
 func TestStart_CloseUnblocks(t *testing.T) {
-	cfg := testConfig(t, nil)
+	cfg := testConfig(t, salxml.Embedded())
 	if !cfg.Embedded {
 		t.Skip("needs the embedded broker, to hold its fetches: LSST_KAFKA_BROKER_ADDR is set")
 	}
