@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/ratelog"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -287,7 +288,7 @@ func (c *Controller) Start(ctx context.Context) error {
 			// runs on a goroutine of its own and acks are queued without
 			// waiting), so it runs on the poll goroutine: one goroutine
 			// handoff per command instead of two.
-			if err := r.SetInline(recv); err != nil {
+			if err := bus.SetInline(r, recv); err != nil {
 				return fmt.Errorf("controller: start %s: %w", c.Name(), err)
 			}
 		} else {
@@ -408,7 +409,7 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	}
 	rec, err := c.ackRecord(cmd, a)
 	if err == nil {
-		err = c.ackW.WriteSeqAsync(ctx, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) { done(err) })
+		err = bus.WriteSeqAsync(ctx, c.ackW, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) { done(err) })
 	}
 	if err != nil {
 		done(err)
@@ -428,7 +429,7 @@ func (c *Controller) ack(ctx context.Context, cmd *Command, a topics.Ack) error 
 	if err != nil {
 		return err
 	}
-	if _, err := c.ackW.WriteSeq(ctx, rec, cmd.SeqNum); err != nil {
+	if _, err := bus.WriteSeq(ctx, c.ackW, rec, cmd.SeqNum); err != nil {
 		c.stats.ackErrors.Add(1)
 		return err
 	}
@@ -445,7 +446,7 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 	}
 	a.Identity, a.Origin = cmd.Identity, cmd.Origin
 	a.CmdType = c.cmdtype["command_"+cmd.Name]
-	return a.Fields(), nil
+	return bus.AckFields(&a), nil
 }
 
 // Close cancels running handlers (they are acknowledged CMD_ABORTED),

@@ -12,6 +12,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 )
 
@@ -141,7 +142,7 @@ func TestController_DuplicateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seq := range []int32{42, 42, 43} {
-		if _, err := w.WriteSeq(ctx, map[string]any{}, seq); err != nil {
+		if _, err := bus.WriteSeq(ctx, w, map[string]any{}, seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +152,7 @@ func TestController_DuplicateCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, topics.AckFromRecord(rec).SeqNum)
+		got = append(got, bus.AckFromRecord(rec).SeqNum)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -196,7 +197,7 @@ func TestController_BadCommands(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := scal.WriteSeq(ctx, map[string]any{}, 0); err == nil {
+	if _, err := bus.WriteSeq(ctx, scal, map[string]any{}, 0); err == nil {
 		t.Fatal("the SDK's own writer sent seqNum 0")
 	}
 	peer := testbus.NewPeer(t, d, "raw@test", 1, 1)
@@ -204,7 +205,7 @@ func TestController_BadCommands(t *testing.T) {
 		peer.Write(comp.Command("setScalars"), peer.Record(comp.Command("setScalars"), map[string]any{"private_seqNum": seq}))
 	}
 	peer.Write(comp.Command("setArrays"), peer.Record(comp.Command("setArrays"), map[string]any{"private_seqNum": int32(77), "int0": []int32{1, 2, 3}}))
-	if _, err := scal.WriteSeq(ctx, map[string]any{}, 78); err != nil {
+	if _, err := bus.WriteSeq(ctx, scal, map[string]any{}, 78); err != nil {
 		t.Fatal(err)
 	}
 	var got []*topics.Ack
@@ -213,7 +214,7 @@ func TestController_BadCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, topics.AckFromRecord(rec))
+		got = append(got, bus.AckFromRecord(rec))
 	}
 	// setArrays and setScalars have topics of their own: their acks come
 	// in either order.

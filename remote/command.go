@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 )
 
@@ -143,9 +144,9 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	f.arm()
 	var err error
 	if sync {
-		_, err = w.WriteSeq(ctx, rec, seq)
+		_, err = bus.WriteSeq(ctx, w, rec, seq)
 	} else {
-		err = w.WriteSeqAsync(ctx, rec, seq, func(_ topics.WriteResult, err error) {
+		err = bus.WriteSeqAsync(ctx, w, rec, seq, func(_ topics.WriteResult, err error) {
 			if err != nil {
 				f.fail(fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err))
 			}

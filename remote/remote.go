@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -73,7 +74,7 @@ type Remote struct {
 	ack   *topics.Reader
 
 	mu      sync.Mutex
-	seq     *topics.SeqNums
+	seq     *bus.SeqNums
 	pending map[int32]*Future
 	closed  bool
 }
@@ -149,7 +150,7 @@ func (r *Remote) build(cfg config) error {
 	}
 	if !cfg.readOnly && len(r.cmds) > 0 {
 		var err error
-		if r.ack, err = r.in.Reader(r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000, OwnConsumer: true}); err != nil {
+		if r.ack, err = bus.NewOwnReader(r.in, r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
 			return err
 		}
 		// The acks have a consumer of their own, so that each ack is
@@ -159,10 +160,10 @@ func (r *Remote) build(cfg config) error {
 		// Acks are matched to their commands on the poll goroutine:
 		// dispatch never blocks, and a queue and callback goroutine
 		// in between would add a goroutine handoff to every command.
-		if err := r.ack.SetInline(r.dispatch); err != nil {
+		if err := bus.SetInline(r.ack, r.dispatch); err != nil {
 			return err
 		}
-		r.seq = topics.NewSeqNums(r.comp.CommandNames(), rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
+		r.seq = bus.NewSeqNums(r.comp.CommandNames(), rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
 	}
 	return nil
 }
@@ -234,7 +235,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // dispatch runs on the instance's poll goroutine: it hands each ack meant
 // for this Remote to the waiting command without blocking.
 func (r *Remote) dispatch(rec map[string]any) {
-	a := topics.AckFromRecord(rec)
+	a := bus.AckFromRecord(rec)
 	if a.Identity != r.in.Identity() || a.Origin != int32(r.in.Origin()) {
 		return
 	}

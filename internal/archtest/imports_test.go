@@ -29,9 +29,10 @@ var allowed = map[string][]string{
 	"internal/yamlx":       {"internal/pyrepr"},
 	"internal/jsonschema":  {"internal/pyrepr", "internal/yamlx"},
 	"internal/cscconfig":   {"internal/pyrepr", "internal/yamlx", "internal/jsonschema"},
-	"topics":               {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
-	"remote":               {"topics", "xml", "validate", "internal/ratelog"},
-	"controller":           {"topics", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
+	"internal/bus":         {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
+	"topics":               {"internal/bus"},
+	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog"},
+	"controller":           {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
 	"sal/salprom":          {"sal", "topics"},
 }

@@ -1,17 +1,17 @@
-package topics_test
+package bus_test
 
 import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 )
 
 // TestSeqNums_ReferenceSlices checks the slices of the reference's Test
 // component (10 commands): disable 1..214748364, ..., wait 1932735277..2147483640.
 func TestSeqNums_ReferenceSlices(t *testing.T) {
 	cmds := []string{"wait", "setScalars", "setLogLevel", "fault", "start", "standby", "setArrays", "exitControl", "enable", "disable"}
-	s := topics.NewSeqNums(cmds, rand.New(rand.NewPCG(1, 2)))
+	s := bus.NewSeqNums(cmds, rand.New(rand.NewPCG(1, 2)))
 	for name, want := range map[string][2]int32{
 		"disable": {1, 214748364},
 		"enable":  {214748365, 429496728},
@@ -38,20 +38,20 @@ func TestSeqNums_ReferenceSlices(t *testing.T) {
 }
 
 func TestAckCode_Classes(t *testing.T) {
-	for _, c := range []topics.AckCode{topics.CmdAborted, topics.CmdComplete, topics.CmdFailed, topics.CmdNoAck, topics.CmdNoPerm, topics.CmdStalled, topics.CmdTimeout} {
+	for _, c := range []bus.AckCode{bus.CmdAborted, bus.CmdComplete, bus.CmdFailed, bus.CmdNoAck, bus.CmdNoPerm, bus.CmdStalled, bus.CmdTimeout} {
 		if !c.Final() {
 			t.Errorf("%s not final", c)
 		}
-		if c.Failed() != (c != topics.CmdComplete) {
+		if c.Failed() != (c != bus.CmdComplete) {
 			t.Errorf("%s failed=%v", c, c.Failed())
 		}
 	}
-	for _, c := range []topics.AckCode{topics.CmdAck, topics.CmdInProgress} {
+	for _, c := range []bus.AckCode{bus.CmdAck, bus.CmdInProgress} {
 		if c.Final() || c.Failed() {
 			t.Errorf("%s is final", c)
 		}
 	}
-	if topics.CmdInProgress.String() != "CMD_INPROGRESS" || topics.AckCode(5).String() != "AckCode(5)" {
+	if bus.CmdInProgress.String() != "CMD_INPROGRESS" || bus.AckCode(5).String() != "AckCode(5)" {
 		t.Error("names")
 	}
 }

@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/validate"
 )
 
@@ -21,7 +21,7 @@ func TestWriter_SetWrite(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	evT, telT := comp.Event("scalars"), comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, evT, telT)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, evT, telT)
 	wi, err := d.NewInstance(comp, 1, "")
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestWriter_Concurrent(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: n}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: n}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 
@@ -143,7 +143,7 @@ func TestWriter_Concurrent(t *testing.T) {
 	var mu sync.Mutex
 	var acks []ack
 	var errs, calls atomic.Int32
-	done := func(res topics.WriteResult, err error) {
+	done := func(res bus.WriteResult, err error) {
 		calls.Add(1)
 		if err != nil {
 			errs.Add(1)
@@ -168,7 +168,7 @@ func TestWriter_Concurrent(t *testing.T) {
 
 	// A record that fails validation is reported at once; its callback never runs.
 	var badCalled atomic.Bool
-	err := w.WriteAsync(ctx, map[string]any{"byte0": -1}, func(topics.WriteResult, error) { badCalled.Store(true) })
+	err := w.WriteAsync(ctx, map[string]any{"byte0": -1}, func(bus.WriteResult, error) { badCalled.Store(true) })
 	var fe *validate.FieldError
 	if !errors.As(err, &fe) {
 		t.Errorf("WriteAsync of byte0=-1: %v, want a *validate.FieldError", err)
@@ -241,7 +241,7 @@ func TestWriter_Keys(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []*topics.Writer{wt, we} {
+	for _, w := range []*bus.Writer{wt, we} {
 		if _, err := w.Write(ctx, map[string]any{}); err != nil {
 			t.Fatal(err)
 		}

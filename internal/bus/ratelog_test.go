@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/codec"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -37,14 +37,14 @@ func TestReader_BadRecordLogRateLimited(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	in, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	topics.SetLogClock(in, 10*time.Second, clock.now)
+	bus.SetLogClock(in, 10*time.Second, clock.now)
 
 	id := schemaID(t, d, tp)
 	p := peer{identity: "flood@host", origin: 7, index: 1}
-	base := topics.TAI()
+	base := bus.TAI()
 	valid := func(seq int32) []byte {
 		return frame(t, tp, id, p.record(t, tp, map[string]any{"int0": seq}, seq, base+float64(seq)*1e-3))
 	}

@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/lsst-sal/salgo/internal/codec"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -27,7 +27,7 @@ func TestReader_OtherSchemaVersions(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 
 	// (a) an older version: double0 and string0 not yet there, longLong0
@@ -64,7 +64,7 @@ func TestReader_OtherSchemaVersions(t *testing.T) {
 	}
 
 	p := peer{identity: "Python@elsewhere", origin: 4242, index: 1}
-	base := topics.TAI()
+	base := bus.TAI()
 	common := map[string]any{"boolean0": true, "byte0": uint8(200), "short0": int16(-300), "int0": int32(70000), "long0": int32(-8)}
 	oldFields := map[string]any{"longLong0": int32(-123456)}
 	newFields := map[string]any{"double0": 2.5, "string0": "newer", "longLong0": int64(1) << 40, "addedDouble": 9.75, "addedArray": []int16{1, 2, 3, 4}}
@@ -119,7 +119,7 @@ func TestReader_Overflow(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: 10}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 10}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 	for i := range 25 {
@@ -152,11 +152,11 @@ func TestReader_Malformed(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	id := schemaID(t, d, tp)
 	p := peer{identity: "fuzzer@host", origin: 1, index: 1}
-	base := topics.TAI()
+	base := bus.TAI()
 	valid := frame(t, tp, id, p.record(t, tp, map[string]any{"int0": int32(1), "string0": "hello"}, 1, base))
 
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -199,11 +199,11 @@ func TestReader_SeqNumGaps(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	id := schemaID(t, d, tp)
 	cl := rawProducer(t, d)
-	snd := topics.TAI()
+	snd := bus.TAI()
 	send := func(p peer, seqs ...int32) {
 		t.Helper()
 		vals := make([][]byte, len(seqs))
@@ -248,12 +248,12 @@ func TestReader_OutOfOrder(t *testing.T) {
 	cl := rawProducer(t, d)
 	for _, tp := range []*salxml.Topic{comp.Telemetry("scalars"), comp.Event("scalars"), comp.Command("setScalars")} {
 		t.Run(tp.Kind.String(), func(t *testing.T) {
-			_, drop := startInstance(t, d, comp, 0, topics.ReaderOptions{}, tp)
-			_, keep := startInstance(t, d, comp, 0, topics.ReaderOptions{KeepOutOfOrder: true}, tp)
+			_, drop := startInstance(t, d, comp, 0, bus.ReaderOptions{}, tp)
+			_, keep := startInstance(t, d, comp, 0, bus.ReaderOptions{KeepOutOfOrder: true}, tp)
 			id := schemaID(t, d, tp)
 			p1 := peer{identity: "x@host", origin: 1, index: 1}
 			p2 := peer{identity: "x@host", origin: 1, index: 2}
-			base := topics.TAI()
+			base := bus.TAI()
 			rec := func(p peer, int0, seq int32, snd float64) *kgo.Record {
 				return p.keyed(d, tp, frame(t, tp, id, p.record(t, tp, map[string]any{"int0": int0}, seq, snd)))
 			}
@@ -269,7 +269,7 @@ func TestReader_OutOfOrder(t *testing.T) {
 			if tp.Kind == salxml.Command {
 				want, wantOOO = []int32{1, 2, 3, 4, 5}, 0
 			}
-			check := func(r *topics.Reader, want []int32, ooo uint64) {
+			check := func(r *bus.Reader, want []int32, ooo uint64) {
 				t.Helper()
 				var got []int32
 				for range want {
@@ -297,11 +297,11 @@ func TestReader_IndexFilter(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, r2 := startInstance(t, d, comp, 2, topics.ReaderOptions{}, tp)
-	_, r0 := startInstance(t, d, comp, 0, topics.ReaderOptions{}, tp)
+	_, r2 := startInstance(t, d, comp, 2, bus.ReaderOptions{}, tp)
+	_, r0 := startInstance(t, d, comp, 0, bus.ReaderOptions{}, tp)
 	_, w1 := startWriter(t, d, comp, 1, tp)
 	_, w2 := startWriter(t, d, comp, 2, tp)
-	for i, w := range []*topics.Writer{w1, w2, w1, w1, w2} {
+	for i, w := range []*bus.Writer{w1, w2, w1, w1, w2} {
 		if _, err := w.Write(ctx, map[string]any{"int0": int32(i)}); err != nil {
 			t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func TestReader_Callbacks(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	slowT, fastT := comp.Telemetry("scalars"), comp.Telemetry("status")
-	in, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: 1000}, slowT, fastT)
+	in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 1000}, slowT, fastT)
 	slow, fast := rs[0], rs[1]
 	wi, err := d.NewInstance(comp, 1, "")
 	if err != nil {
@@ -346,7 +346,7 @@ func TestReader_Callbacks(t *testing.T) {
 	if err := wi.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	write := func(w *topics.Writer, n int) {
+	write := func(w *bus.Writer, n int) {
 		t.Helper()
 		for range n {
 			if _, err := w.Write(ctx, map[string]any{}); err != nil {
@@ -498,7 +498,7 @@ func TestReader_Partitions(t *testing.T) {
 	}
 	id := schemaID(t, d, tp)
 	p := peer{identity: "raw@host", origin: 5, index: 1}
-	base := topics.TAI()
+	base := bus.TAI()
 	// Written before the reader starts: telemetry reads no history.
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: name, Partition: 2, Value: frame(t, tp, id, p.record(t, tp, map[string]any{"int0": int32(-1)}, 1, base))}).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -506,7 +506,7 @@ func TestReader_Partitions(t *testing.T) {
 
 	// Records from different partitions interleave in any order, so the
 	// out-of-order filter would drop some: keep them to count them all.
-	_, rs := startInstance(t, d, comp, 0, topics.ReaderOptions{QueueLen: 1000, KeepOutOfOrder: true}, tp)
+	_, rs := startInstance(t, d, comp, 0, bus.ReaderOptions{QueueLen: 1000, KeepOutOfOrder: true}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 	const n = 60
@@ -559,11 +559,11 @@ func TestReader_Duplicates(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	id := schemaID(t, d, tp)
 	a := peer{identity: "a@host", origin: 10, index: 1}
-	snd := topics.TAI()
+	snd := bus.TAI()
 	var vals [][]byte
 	for _, s := range []int32{1, 2, 2, 3, 3, 3, 4} {
 		vals = append(vals, frame(t, tp, id, a.record(t, tp, nil, s, snd+float64(s)*0.001)))

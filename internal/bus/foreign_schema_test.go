@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/codec"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -74,13 +74,13 @@ func (c logCapture) lines(match func(logLine) bool) []logLine {
 }
 
 // newDomainLogging is newDomain with the SDK's log going to h.
-func newDomainLogging(t testing.TB, h slog.Handler) *topics.Domain {
+func newDomainLogging(t testing.TB, h slog.Handler) *bus.Domain {
 	t.Helper()
 	cfg := testConfig(t, salxml.Embedded())
 	cfg.Logger = slog.New(h)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := topics.NewDomain(ctx, cfg)
+	d, err := bus.NewDomain(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +103,8 @@ func TestReader_ForeignSchemas(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	scalars, arrays := comp.Telemetry("scalars"), comp.Telemetry("arrays")
-	in, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, scalars, arrays)
-	topics.SetLogClock(in, time.Hour, nil) // one line per kind in this test, however slow the machine
+	in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, scalars, arrays)
+	bus.SetLogClock(in, time.Hour, nil) // one line per kind in this test, however slow the machine
 	rScalars, rArrays := rs[0], rs[1]
 	reg := d.Config().RegistryURL
 	subject := scalars.Subject(d.Config().Subname)
@@ -139,7 +139,7 @@ func TestReader_ForeignSchemas(t *testing.T) {
 	idShort := registerSchema(t, reg, other+"-arrays-value", short.AvroSchema())
 
 	p := peer{identity: "foreign@elsewhere", origin: 99, index: 1}
-	base := topics.TAI()
+	base := bus.TAI()
 	seq := int32(0)
 	rec := func(tp *salxml.Topic, fields map[string]any) map[string]any {
 		seq++

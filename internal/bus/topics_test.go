@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/leaktest"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 
 // roundTrip writes one random record on every topic of comp and checks
 // that a reader gets it back with the same values.
-func roundTrip(t *testing.T, d *topics.Domain, comp *salxml.Component, index int) {
+func roundTrip(t *testing.T, d *bus.Domain, comp *salxml.Component, index int) {
 	ctx := ctxT(t)
 	wi, err := d.NewInstance(comp, index, "")
 	if err != nil {
@@ -29,13 +29,13 @@ func roundTrip(t *testing.T, d *topics.Domain, comp *salxml.Component, index int
 	if err != nil {
 		t.Fatal(err)
 	}
-	writers := map[*salxml.Topic]*topics.Writer{}
-	readers := map[*salxml.Topic]*topics.Reader{}
+	writers := map[*salxml.Topic]*bus.Writer{}
+	readers := map[*salxml.Topic]*bus.Reader{}
 	for _, tp := range comp.Topics {
 		if writers[tp], err = wi.Writer(tp); err != nil {
 			t.Fatal(err)
 		}
-		if readers[tp], err = ri.Reader(tp, topics.ReaderOptions{}); err != nil {
+		if readers[tp], err = ri.Reader(tp, bus.ReaderOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -178,7 +178,7 @@ func TestLateJoiner_NewestPerIndex(t *testing.T) {
 	if _, err := w.Write(ctx, map[string]any{"short0": int16(7)}); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []*topics.Reader{r0, r2} {
+	for _, r := range []*bus.Reader{r0, r2} {
 		rec, err := r.Next(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -206,13 +206,13 @@ func TestLateJoiner_Empty(t *testing.T) {
 	}
 }
 
-func startReader(t *testing.T, d *topics.Domain, comp *salxml.Component, index int, tp *salxml.Topic) (*topics.Reader, *topics.Instance) {
+func startReader(t *testing.T, d *bus.Domain, comp *salxml.Component, index int, tp *salxml.Topic) (*bus.Reader, *bus.Instance) {
 	t.Helper()
 	in, err := d.NewInstance(comp, index, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := in.Reader(tp, topics.ReaderOptions{MaxHistory: 1})
+	r, err := in.Reader(tp, bus.ReaderOptions{MaxHistory: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestClose_Twice(t *testing.T) {
 	r.SetCallback(func(map[string]any) {})
 	in.Close()
 	in.Close()
-	if _, err := r.Next(context.Background()); !errors.Is(err, topics.ErrClosed) {
+	if _, err := r.Next(context.Background()); !errors.Is(err, bus.ErrClosed) {
 		t.Errorf("Next after Close: %v", err)
 	}
 	if err := d.Close(); err != nil {
@@ -245,7 +245,7 @@ func TestWrite_ClosedAndValidation(t *testing.T) {
 	comp := example(t, d)
 	in, _ := d.NewInstance(comp, 1, "")
 	w, _ := in.Writer(comp.Telemetry("scalars"))
-	if _, err := w.Write(ctxT(t), map[string]any{}); !errors.Is(err, topics.ErrNotStarted) {
+	if _, err := w.Write(ctxT(t), map[string]any{}); !errors.Is(err, bus.ErrNotStarted) {
 		t.Errorf("before start: %v", err)
 	}
 	if err := in.Start(ctxT(t)); err != nil {
@@ -255,7 +255,7 @@ func TestWrite_ClosedAndValidation(t *testing.T) {
 		t.Error("byte0=300 accepted")
 	}
 	in.Close()
-	if _, err := w.Write(ctxT(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
+	if _, err := w.Write(ctxT(t), map[string]any{}); !errors.Is(err, bus.ErrClosed) {
 		t.Errorf("after close: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package topics
+package bus
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func (a *Ack) String() string {
 	return s + ")"
 }
 
-// AckFromRecord reads an ackcmd record.
+// AckFromRecord reads an ackcmd record (the ack a Remote receives).
 func AckFromRecord(rec map[string]any) *Ack {
 	a := &Ack{Record: rec}
 	if v, ok := rec["ack"].(int32); ok {
@@ -102,8 +102,9 @@ func AckFromRecord(rec map[string]any) *Ack {
 	return a
 }
 
-// Fields returns the public ackcmd fields of a (not the private ones).
-func (a *Ack) Fields() map[string]any {
+// AckFields returns the public ackcmd fields of a (not the private ones):
+// the record a Controller writes.
+func AckFields(a *Ack) map[string]any {
 	return map[string]any{
 		"ack": int32(a.Code), "error": a.Error, "result": a.Result,
 		"identity": a.Identity, "origin": a.Origin, "cmdtype": a.CmdType,

@@ -1,8 +1,8 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"testing"
 	"time"
 )
@@ -23,7 +23,7 @@ func TestTap_SchemaUnaware(t *testing.T) {
 	defer cancel()
 	name := comp.Telemetry("status").KafkaName(d.Config().Subname)
 	var got map[string]any
-	_ = d.Tap(ctx, []string{name}, 1, func(r topics.TapRecord) {
+	_ = d.Tap(ctx, []string{name}, 1, func(r bus.TapRecord) {
 		if r.Err != nil {
 			t.Error(r.Err)
 		}

@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -25,11 +25,11 @@ func TestReader_RetriedBatch(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	id := schemaID(t, d, tp)
 	p := peer{identity: "a@host", origin: 10, index: 1}
-	snd := topics.TAI()
+	snd := bus.TAI()
 	var batch [][]byte
 	for s := range int32(5) {
 		batch = append(batch, frame(t, tp, id, p.record(t, tp, nil, s+1, snd+float64(s)*0.001)))
@@ -65,10 +65,10 @@ func TestReader_ViolationsAfterFilter(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	id := schemaID(t, d, tp)
-	snd := topics.TAI()
+	snd := bus.TAI()
 	long := func(p peer, seq int32, snd float64) []byte {
 		rec := p.record(t, tp, nil, seq, snd)
 		rec["string0"] = strings.Repeat("x", 30) // IDL_Size 20
@@ -97,14 +97,14 @@ func TestLateJoiner_CompactedHolesNotLost(t *testing.T) {
 	startWriter(t, d, comp, 1, tp) // creates the topic
 	id := schemaID(t, d, tp)
 	p := peer{identity: "Example:1", origin: 10, index: 1}
-	snd := topics.TAI()
+	snd := bus.TAI()
 	cl := rawProducer(t, d)
 	// The kept records of a compacted log: the newest of each run of one
 	// key, with the records of the same key in between compacted away.
 	for i, seq := range []int32{3, 17, 40} {
 		produceRecords(t, cl, p.keyed(d, tp, frame(t, tp, id, p.record(t, tp, map[string]any{"int0": seq}, seq, snd+float64(i)*0.001))))
 	}
-	_, rs := startInstance(t, d, comp, 0, topics.ReaderOptions{MaxHistory: 1}, tp)
+	_, rs := startInstance(t, d, comp, 0, bus.ReaderOptions{MaxHistory: 1}, tp)
 	r := rs[0]
 	if rec := next(t, ctx, r); rec["private_seqNum"] != int32(40) {
 		t.Fatalf("history: seqNum %v, want the newest, 40", rec["private_seqNum"])
@@ -154,7 +154,7 @@ func TestLateJoiner_AllRecordsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	r, err := in.Reader(tp, topics.ReaderOptions{MaxHistory: 1})
+	r, err := in.Reader(tp, bus.ReaderOptions{MaxHistory: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestStart_CloseUnblocks(t *testing.T) {
 	}
 	defer c.Close()
 	cfg.Brokers, cfg.RegistryURL = c.Brokers(), c.RegistryURL()
-	d, err := topics.NewDomain(ctxT(t), cfg)
+	d, err := bus.NewDomain(ctxT(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestStart_CloseUnblocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Reader(tp, topics.ReaderOptions{MaxHistory: 1}); err != nil {
+	if _, err := in.Reader(tp, bus.ReaderOptions{MaxHistory: 1}); err != nil {
 		t.Fatal(err)
 	}
 	started := make(chan error, 1)
@@ -216,7 +216,7 @@ func TestStart_CloseUnblocks(t *testing.T) {
 	in.Close()
 	select {
 	case err := <-started:
-		if !errors.Is(err, topics.ErrClosed) {
+		if !errors.Is(err, bus.ErrClosed) {
 			t.Errorf("Start cut short by Close: %v, want ErrClosed", err)
 		}
 	case <-ctx.Done():
@@ -233,7 +233,7 @@ func TestWriter_ConcurrentSetWrite(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Event("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: 1000}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 1000}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 	bad := 0

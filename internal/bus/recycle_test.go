@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"maps"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 )
 
 func same(a, b map[string]any) bool {
@@ -23,7 +23,7 @@ func TestReader_Recycle(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("arrays")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 	write := func(i int) {
@@ -105,7 +105,7 @@ func TestReader_RecycleStream(t *testing.T) {
 	comp := example(t, d)
 	ctx := ctxT(t)
 	tp := comp.Telemetry("arrays")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: 1000}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 1000}, tp)
 	r := rs[0]
 	_, w := startWriter(t, d, comp, 1, tp)
 	const lockstep, n = 50, 300

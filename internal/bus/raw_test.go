@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/lsst-sal/salgo/internal/codec"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -25,7 +25,7 @@ import (
 
 // rawProducer is a plain franz-go client on the Domain's brokers (no
 // linger, leader acks). Records with Partition set go to that partition.
-func rawProducer(t testing.TB, d *topics.Domain) *kgo.Client {
+func rawProducer(t testing.TB, d *bus.Domain) *kgo.Client {
 	t.Helper()
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(d.Config().Brokers...),
@@ -62,7 +62,7 @@ func produceRecords(t testing.TB, cl *kgo.Client, recs ...*kgo.Record) {
 
 // keyed is a record of tp as peer p writes it, with the reference's key
 // (a compacted event topic on a real broker rejects records without one).
-func (p peer) keyed(d *topics.Domain, tp *salxml.Topic, value []byte) *kgo.Record {
+func (p peer) keyed(d *bus.Domain, tp *salxml.Topic, value []byte) *kgo.Record {
 	r := &kgo.Record{Topic: kname(d, tp), Value: value}
 	if k := tp.Key(int(p.index)); k != "" {
 		r.Key = []byte(k)
@@ -122,7 +122,7 @@ func registerSchema(t testing.TB, registryURL, subject, schema string) int32 {
 
 // schemaID registers tp's schema text (exactly what the SDK registers,
 // so the registry answers with the id the SDK uses) and returns the id.
-func schemaID(t testing.TB, d *topics.Domain, tp *salxml.Topic) int32 {
+func schemaID(t testing.TB, d *bus.Domain, tp *salxml.Topic) int32 {
 	t.Helper()
 	return registerSchema(t, d.Config().RegistryURL, tp.Subject(d.Config().Subname), tp.AvroSchema())
 }
@@ -209,7 +209,7 @@ func waitFor(t testing.TB, ctx context.Context, what string, cond func() bool) {
 }
 
 // next reads one record or fails.
-func next(t testing.TB, ctx context.Context, r *topics.Reader) map[string]any {
+func next(t testing.TB, ctx context.Context, r *bus.Reader) map[string]any {
 	t.Helper()
 	rec, err := r.Next(ctx)
 	if err != nil {
@@ -220,14 +220,14 @@ func next(t testing.TB, ctx context.Context, r *topics.Reader) map[string]any {
 
 // startInstance makes an instance of comp with one reader per topic in
 // readers (with options o) and starts it.
-func startInstance(t testing.TB, d *topics.Domain, comp *salxml.Component, index int, o topics.ReaderOptions, readers ...*salxml.Topic) (*topics.Instance, []*topics.Reader) {
+func startInstance(t testing.TB, d *bus.Domain, comp *salxml.Component, index int, o bus.ReaderOptions, readers ...*salxml.Topic) (*bus.Instance, []*bus.Reader) {
 	t.Helper()
 	in, err := d.NewInstance(comp, index, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(in.Close)
-	rs := make([]*topics.Reader, len(readers))
+	rs := make([]*bus.Reader, len(readers))
 	for i, tp := range readers {
 		if rs[i], err = in.Reader(tp, o); err != nil {
 			t.Fatal(err)
@@ -240,7 +240,7 @@ func startInstance(t testing.TB, d *topics.Domain, comp *salxml.Component, index
 }
 
 // startWriter makes an instance of comp with a writer of tp and starts it.
-func startWriter(t testing.TB, d *topics.Domain, comp *salxml.Component, index int, tp *salxml.Topic) (*topics.Instance, *topics.Writer) {
+func startWriter(t testing.TB, d *bus.Domain, comp *salxml.Component, index int, tp *salxml.Topic) (*bus.Instance, *bus.Writer) {
 	t.Helper()
 	in, err := d.NewInstance(comp, index, "")
 	if err != nil {
@@ -257,4 +257,4 @@ func startWriter(t testing.TB, d *topics.Domain, comp *salxml.Component, index i
 	return in, w
 }
 
-func kname(d *topics.Domain, tp *salxml.Topic) string { return tp.KafkaName(d.Config().Subname) }
+func kname(d *bus.Domain, tp *salxml.Topic) string { return tp.KafkaName(d.Config().Subname) }

@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -20,9 +20,9 @@ import (
 // testConfig says what the tests run on: the real broker and registry named
 // by LSST_KAFKA_BROKER_ADDR and LSST_SCHEMA_REGISTRY_URL when set, or the
 // embedded ones. Each test gets its own topic subname.
-func testConfig(t testing.TB, defs *salxml.Definitions) topics.Config {
+func testConfig(t testing.TB, defs *salxml.Definitions) bus.Config {
 	t.Helper()
-	cfg, err := topics.ConfigFromEnv()
+	cfg, err := bus.ConfigFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +59,14 @@ func testLogger(t testing.TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func newDomain(t testing.TB, defs *salxml.Definitions) *topics.Domain {
+func newDomain(t testing.TB, defs *salxml.Definitions) *bus.Domain {
 	t.Helper()
 	if defs == nil {
 		defs = salxml.Embedded()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := topics.NewDomain(ctx, testConfig(t, defs))
+	d, err := bus.NewDomain(ctx, testConfig(t, defs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func newDomain(t testing.TB, defs *salxml.Definitions) *topics.Domain {
 	return d
 }
 
-func example(t testing.TB, d *topics.Domain) *salxml.Component {
+func example(t testing.TB, d *bus.Domain) *salxml.Component {
 	t.Helper()
 	c, err := d.Component("Example")
 	if err != nil {

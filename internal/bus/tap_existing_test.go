@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"slices"

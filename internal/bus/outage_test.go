@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -22,20 +22,20 @@ func TestRegistryOutage(t *testing.T) {
 	cfg := testConfig(t, salxml.Embedded())
 	cfg.Brokers, cfg.RegistryURL, cfg.Embedded = c.Brokers(), c.RegistryURL(), true
 	cfg.User, cfg.Password, cfg.Protocol, cfg.Mechanism, cfg.TLS = "", "", "", "", nil
-	d, err := topics.NewDomain(ctxT(t), cfg)
+	d, err := bus.NewDomain(ctxT(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	comp := example(t, d)
 
-	start := func(tp *salxml.Topic) (*topics.Instance, *topics.Writer, *topics.Reader, error) {
+	start := func(tp *salxml.Topic) (*bus.Instance, *bus.Writer, *bus.Reader, error) {
 		in, _ := d.NewInstance(comp, 1, "")
 		w, _ := in.Writer(tp)
-		r, _ := in.Reader(tp, topics.ReaderOptions{})
+		r, _ := in.Reader(tp, bus.ReaderOptions{})
 		return in, w, r, in.Start(ctxT(t))
 	}
-	roundTrip := func(w *topics.Writer, r *topics.Reader, v int32) {
+	roundTrip := func(w *bus.Writer, r *bus.Reader, v int32) {
 		t.Helper()
 		if _, err := w.Write(ctxT(t), map[string]any{"int0": v}); err != nil {
 			t.Fatal(err)

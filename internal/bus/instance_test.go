@@ -1,9 +1,9 @@
-package topics_test
+package bus_test
 
 import (
 	"testing"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -24,7 +24,7 @@ func TestStart_RightAfterAnother(t *testing.T) {
 		}
 		defer in.Close()
 		for _, tp := range readers {
-			if _, err := in.Reader(tp, topics.ReaderOptions{MaxHistory: 1}); err != nil {
+			if _, err := in.Reader(tp, bus.ReaderOptions{MaxHistory: 1}); err != nil {
 				t.Fatal(err)
 			}
 		}

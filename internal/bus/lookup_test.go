@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -37,14 +37,14 @@ func TestUnknownSchemaIDsLimited(t *testing.T) {
 	defer srv.Close()
 	cfg.RegistryURL = srv.URL
 	ctx := ctxT(t)
-	d, err := topics.NewDomain(ctx, cfg)
+	d, err := bus.NewDomain(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	comp := example(t, d)
 	tp := comp.Topic("scalars")
-	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{}, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
 	_, w := startWriter(t, d, comp, 1, tp)
 
 	const n = 500

@@ -1,4 +1,4 @@
-package topics
+package bus
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const (
 
 // Instance is one component instance (name and SAL index) taking part in
 // the bus, as ts_salobj's SalInfo: its readers share one consumer (except
-// those with ReaderOptions.OwnConsumer), its writers the Domain's producer.
+// those made with NewOwnReader), its writers the Domain's producer.
 type Instance struct {
 	d           *Domain
 	comp        *salxml.Component
@@ -42,7 +42,7 @@ type Instance struct {
 	readers map[string]*Reader
 	order   []*Reader
 	writers map[*salxml.Topic]*Writer
-	cons    []*kafka.Consumer // the shared one, then one per OwnConsumer reader
+	cons    []*kafka.Consumer // the shared one, then one per reader of its own
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
@@ -113,6 +113,20 @@ func (in *Instance) own(t *salxml.Topic) error {
 
 // Reader adds a reader of topic t. Readers must be added before Start.
 func (in *Instance) Reader(t *salxml.Topic, o ReaderOptions) (*Reader, error) {
+	return in.reader(t, o, false)
+}
+
+// NewOwnReader adds a reader of topic t to in that reads with a Kafka
+// consumer of its own instead of the instance's shared one, so that its
+// records are fetched without the instance's other partitions: each fetch
+// of a consumer covers all its partitions, which costs the client and
+// broker time on every wake. A Remote reads its acks this way. A reader
+// that reads history uses the shared consumer anyway.
+func NewOwnReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) {
+	return in.reader(t, o, true)
+}
+
+func (in *Instance) reader(t *salxml.Topic, o ReaderOptions, own bool) (*Reader, error) {
 	if err := in.own(t); err != nil {
 		return nil, err
 	}
@@ -129,6 +143,7 @@ func (in *Instance) Reader(t *salxml.Topic, o ReaderOptions) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.own = own
 	in.readers[name] = r
 	in.order = append(in.order, r)
 	return r, nil
@@ -281,7 +296,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		if r.hist != nil {
 			in.pending++
 		}
-		if r.opts.OwnConsumer && r.hist == nil {
+		if r.own && r.hist == nil {
 			own = append(own, map[string]map[int32]kafka.Start{r.kname: parts})
 			ownNames = append(ownNames, r.topic.SALName)
 		} else {

@@ -1,4 +1,4 @@
-package topics_test
+package bus_test
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/lsst-sal/salgo/internal/wirefixture"
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -29,7 +29,7 @@ func TestSalobj8_CommandSeqNums(t *testing.T) {
 	if want := []string{"disable", "enable", "exitControl", "fault", "setArrays", "setLogLevel", "setScalars", "standby", "start", "wait"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("CommandNames %v, want %v", names, want)
 	}
-	s := topics.NewSeqNums(names, rand.New(rand.NewPCG(7, 8)))
+	s := bus.NewSeqNums(names, rand.New(rand.NewPCG(7, 8)))
 	const width = (1<<31 - 1) / 10
 	for i, n := range names {
 		lo, hi, ok := s.Range(n)

@@ -1,4 +1,4 @@
-package topics
+package bus
 
 import (
 	"context"
@@ -105,8 +105,8 @@ func (w *Writer) Write(ctx context.Context, rec map[string]any) (WriteResult, er
 	return w.write(ctx, rec, 0)
 }
 
-// WriteSeq is Write with an explicit private_seqNum (commands and acks).
-func (w *Writer) WriteSeq(ctx context.Context, rec map[string]any, seq int32) (WriteResult, error) {
+// WriteSeq is w.Write with an explicit private_seqNum (commands and acks).
+func WriteSeq(ctx context.Context, w *Writer, rec map[string]any, seq int32) (WriteResult, error) {
 	if seq <= 0 {
 		return WriteResult{}, fmt.Errorf("topics: %s: private_seqNum %d must be > 0", w.topic, seq)
 	}
@@ -152,9 +152,9 @@ func (w *Writer) WriteAsync(ctx context.Context, rec map[string]any, done func(W
 	return w.send(ctx, rec, 0, done)
 }
 
-// WriteSeqAsync is WriteAsync with an explicit private_seqNum (commands and
-// acks): it returns once rec is queued, as the reference's writes do.
-func (w *Writer) WriteSeqAsync(ctx context.Context, rec map[string]any, seq int32, done func(WriteResult, error)) error {
+// WriteSeqAsync is w.WriteAsync with an explicit private_seqNum (commands
+// and acks): it returns once rec is queued, as the reference's writes do.
+func WriteSeqAsync(ctx context.Context, w *Writer, rec map[string]any, seq int32, done func(WriteResult, error)) error {
 	if seq <= 0 {
 		return fmt.Errorf("topics: %s: private_seqNum %d must be > 0", w.topic, seq)
 	}

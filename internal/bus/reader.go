@@ -1,4 +1,4 @@
-package topics
+package bus
 
 import (
 	"context"
@@ -27,13 +27,6 @@ type ReaderOptions struct {
 	// is older than the last seen for the same SAL index; by default they
 	// are dropped and counted, as the reference does.
 	KeepOutOfOrder bool
-	// OwnConsumer reads the topic with a Kafka consumer of its own instead
-	// of the instance's shared one, so that its records are fetched
-	// without the instance's other partitions: each fetch of a consumer
-	// covers all its partitions, which costs the client and broker time on
-	// every wake. A Remote reads its acks this way. Ignored for readers
-	// that read history.
-	OwnConsumer bool
 }
 
 // ReaderStats counts what happened to a reader's records.
@@ -57,6 +50,7 @@ type Reader struct {
 	topic  *salxml.Topic
 	kname  string
 	opts   ReaderOptions
+	own    bool // a consumer of its own (see NewOwnReader)
 	val    *validate.Validator
 	codec  *codec.Codec
 	id     int32
@@ -309,7 +303,7 @@ func (r *Reader) Flush() error {
 // SetCallback(nil) and Instance.Close wait for a running callback to
 // return, so a callback must not call them itself (it would wait for
 // itself); it can call them from a new goroutine. It does nothing on a
-// reader given SetInline.
+// reader given to SetInline.
 func (r *Reader) SetCallback(fn func(map[string]any)) {
 	r.mu.Lock()
 	if r.closed || r.inline != nil {
@@ -339,17 +333,17 @@ func (r *Reader) SetCallback(fn func(map[string]any)) {
 	}
 }
 
-// SetInline delivers every record to fn on the instance's poll goroutine,
+// SetInline makes r deliver every record to fn on the instance's poll goroutine,
 // as it is fetched, instead of queuing it: no goroutine handoff, so it is
 // the fastest way to react to a record (a Remote matches command acks to
 // their waiting commands this way). fn must return quickly and never
 // block: while it runs, no other reader fed by the same consumer (see
-// ReaderOptions.OwnConsumer) receives anything. It
+// NewOwnReader) receives anything. It
 // must not call the instance's or this reader's Close or SetCallback.
 // Records passed to fn are not queued (Next, TryNext and SetCallback see
 // none), but Get and Stats see them. SetInline must be called before the
 // instance starts; no call runs after Close.
-func (r *Reader) SetInline(fn func(map[string]any)) error {
+func SetInline(r *Reader, fn func(map[string]any)) error {
 	r.in.mu.Lock()
 	defer r.in.mu.Unlock()
 	if err := r.in.unstartedLocked(); err != nil {

@@ -1,11 +1,11 @@
-package topics_test
+package bus_test
 
 import (
 	"errors"
 	"sync"
 	"testing"
 
-	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/internal/bus"
 )
 
 // TestReader_Inline: SetInline delivers every record, in order, on the
@@ -21,13 +21,13 @@ func TestReader_Inline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	r, err := in.Reader(tp, topics.ReaderOptions{})
+	r, err := in.Reader(tp, bus.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var seqs []int32
-	if err := r.SetInline(func(rec map[string]any) {
+	if err := bus.SetInline(r, func(rec map[string]any) {
 		mu.Lock()
 		seqs = append(seqs, rec["private_seqNum"].(int32))
 		mu.Unlock()
@@ -38,7 +38,7 @@ func TestReader_Inline(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetInline(func(map[string]any) {}); !errors.Is(err, topics.ErrStarted) {
+	if err := bus.SetInline(r, func(map[string]any) {}); !errors.Is(err, bus.ErrStarted) {
 		t.Errorf("SetInline after Start: %v, want ErrStarted", err)
 	}
 	wi, err := d.NewInstance(comp, 1, "")
@@ -86,11 +86,11 @@ func TestReader_OwnConsumer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, err := in.Reader(ownT, topics.ReaderOptions{OwnConsumer: true})
+	own, err := bus.NewOwnReader(in, ownT, bus.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared, err := in.Reader(sharedT, topics.ReaderOptions{})
+	shared, err := in.Reader(sharedT, bus.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +108,13 @@ func TestReader_OwnConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		for _, w := range []*topics.Writer{wo, ws} {
+		for _, w := range []*bus.Writer{wo, ws} {
 			if _, err := w.Write(ctx, map[string]any{}); err != nil {
 				t.Fatalf("write %d: %v", i, err)
 			}
 		}
 	}
-	for _, r := range []*topics.Reader{own, shared} {
+	for _, r := range []*bus.Reader{own, shared} {
 		for i := range 10 {
 			if rec := next(t, ctx, r); rec["private_seqNum"] != int32(i+1) {
 				t.Fatalf("%s: record %d has seqNum %v", r.Topic(), i, rec["private_seqNum"])
@@ -122,7 +122,7 @@ func TestReader_OwnConsumer(t *testing.T) {
 		}
 	}
 	in.Close()
-	if _, err := own.Next(ctx); !errors.Is(err, topics.ErrClosed) {
+	if _, err := own.Next(ctx); !errors.Is(err, bus.ErrClosed) {
 		t.Errorf("Next after Close: %v, want ErrClosed", err)
 	}
 }
