@@ -2,13 +2,10 @@ package bus
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/lsst-sal/salgo/internal/kafka"
@@ -83,110 +80,15 @@ func (c Config) String() string {
 	return fmt.Sprintf("brokers=%s registry=%s subname=%s acks=%s protocol=%s user=%q", strings.Join(c.Brokers, ","), c.RegistryURL, c.Subname, c.Acks, c.Protocol, c.User)
 }
 
-// ConfigFromEnv reads the LSST_* environment variables. Unset variables
-// keep their defaults; a broker address that is unset leaves Brokers empty
-// (the sal package then starts the embedded broker).
-func ConfigFromEnv() (Config, error) {
-	return configFrom(os.Getenv)
-}
-
-func configFrom(get func(string) string) (Config, error) {
-	c := Config{Subname: DefaultSubname, Replication: 1, Acks: "1", MaxHistoryRead: DefaultMaxHistory}
-	if v := get(EnvBroker); v != "" {
-		for _, b := range strings.Split(v, ",") {
-			if b = strings.TrimSpace(b); b != "" {
-				c.Brokers = append(c.Brokers, b)
-			}
-		}
-	}
-	c.RegistryURL = get(EnvRegistry)
-	if v := get(EnvSubname); v != "" {
-		c.Subname = v
-	}
-	if v := get(EnvReplication); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 32767 {
-			return c, fmt.Errorf("topics: %w: %s=%q is not a replication factor", ErrConfig, EnvReplication, v)
-		}
-		c.Replication = int16(n)
-	}
-	if v := get(EnvAcks); v != "" {
-		c.Acks = v
-	}
-	if v := get(EnvIdempotent); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return c, fmt.Errorf("topics: %w: %s=%q is not a boolean", ErrConfig, EnvIdempotent, v)
-		}
-		c.Idempotent = b
-	}
-	if v := get(EnvMaxHistoryRead); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return c, fmt.Errorf("topics: %w: %s=%q is not a history depth", ErrConfig, EnvMaxHistoryRead, v)
-		}
-		c.MaxHistoryRead = n
-	}
-	user, pass := get(EnvUser), get(EnvPassword)
-	if user != "" && pass != "" {
-		c.User, c.Password = user, pass
-		c.Protocol = get(EnvProtocol)
-		if c.Protocol == "" {
-			c.Protocol = "SASL_PLAINTEXT"
-		}
-		c.Mechanism = get(EnvMechanism)
-		if c.Mechanism == "" {
-			c.Mechanism = "SCRAM-SHA-512"
-		}
-	} else if p := get(EnvProtocol); p == "SSL" {
-		c.Protocol = p
-	}
-	ca, cert, key := get(EnvTLSCA), get(EnvTLSCert), get(EnvTLSKey)
-	if ca != "" || cert != "" || key != "" {
-		t, err := LoadTLS(ca, cert, key)
-		if err != nil {
-			return c, err
-		}
-		c.TLS = t
-		if c.Protocol == "" {
-			c.Protocol = "SSL"
-		}
-	}
-	return c, nil
-}
-
-// LoadTLS builds a TLS configuration from PEM files: a CA bundle (may be
-// empty: system roots) and an optional client certificate and key.
-func LoadTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
-	t := &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("topics: %w: TLS CA file: %v", ErrConfig, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("topics: %w: TLS CA file %s holds no PEM certificate", ErrConfig, caFile)
-		}
-		t.RootCAs = pool
-	}
-	if (certFile == "") != (keyFile == "") {
-		return nil, fmt.Errorf("topics: %w: a TLS client certificate needs both a certificate and a key file", ErrConfig)
-	}
-	if certFile != "" {
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-		if err != nil {
-			return nil, fmt.Errorf("topics: %w: TLS client certificate: %v", ErrConfig, err)
-		}
-		t.Certificates = []tls.Certificate{cert}
-	}
-	return t, nil
-}
-
 // check fills defaults and rejects what cannot work.
 func (c *Config) check() error {
 	if len(c.Brokers) == 0 {
 		return fmt.Errorf("topics: %w: no broker address (set %s)", ErrConfig, EnvBroker)
+	}
+	for _, b := range c.Brokers {
+		if !validBroker(b) {
+			return fmt.Errorf("topics: %w: broker address %q is not host:port", ErrConfig, b)
+		}
 	}
 	if c.RegistryURL == "" {
 		c.RegistryURL = DefaultRegistryURL
@@ -194,17 +96,18 @@ func (c *Config) check() error {
 	if c.Subname == "" {
 		c.Subname = DefaultSubname
 	}
-	for _, r := range c.Subname {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return fmt.Errorf("topics: %w: topic subname %q may hold only letters, digits, '_' and '-'", ErrConfig, c.Subname)
-		}
+	if !validSubname(c.Subname) {
+		return fmt.Errorf("topics: %w: topic subname %q may hold only letters, digits, '_' and '-'", ErrConfig, c.Subname)
 	}
 	if c.Replication == 0 {
 		c.Replication = 1
 	}
-	acks, err := kafka.ParseAcks(c.Acks)
-	if err != nil {
-		return fmt.Errorf("topics: %w: %s", ErrConfig, strings.TrimPrefix(err.Error(), "kafka: "))
+	if c.Acks == "" {
+		c.Acks = "1"
+	}
+	acks, ok := parseAcks(c.Acks)
+	if !ok {
+		return fmt.Errorf("topics: %w: unknown acks value %q (want 0, 1, all or -1)", ErrConfig, c.Acks)
 	}
 	c.Acks = acks
 	if c.Idempotent && c.Acks != "all" {
@@ -226,8 +129,8 @@ func (c *Config) check() error {
 		if c.Mechanism == "" {
 			c.Mechanism = "SCRAM-SHA-512"
 		}
-		if c.User == "" {
-			return fmt.Errorf("topics: %w: %s needs a user name", ErrConfig, c.Protocol)
+		if c.User == "" || c.Password == "" {
+			return fmt.Errorf("topics: %w: %s needs a user name and a password", ErrConfig, c.Protocol)
 		}
 		if strings.ToUpper(c.Protocol) == "SASL_SSL" && c.TLS == nil {
 			c.TLS = &tls.Config{MinVersion: tls.VersionTLS12}

@@ -1,6 +1,7 @@
 package bus_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -13,17 +14,8 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// clearEnv unsets every LSST_* variable ConfigFromEnv reads, for this test.
-func clearEnv(t *testing.T) {
-	for _, k := range []string{bus.EnvBroker, bus.EnvRegistry, bus.EnvSubname, bus.EnvReplication,
-		bus.EnvAcks, bus.EnvUser, bus.EnvPassword, bus.EnvProtocol, bus.EnvMechanism,
-		bus.EnvMaxHistoryRead, bus.EnvTLSCA, bus.EnvTLSCert, bus.EnvTLSKey, bus.EnvIdempotent} {
-		t.Setenv(k, "")
-	}
-}
-
 func TestConfigFromEnv(t *testing.T) {
-	clearEnv(t)
+	unsetEnv(t)
 	c, err := bus.ConfigFromEnv()
 	if err != nil {
 		t.Fatal(err)
@@ -52,60 +44,44 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 }
 
-// TestConfigErrors: each misconfiguration is an error matching ErrConfig
-// that names what is wrong, from ConfigFromEnv or at the latest from
-// NewDomain, before any connection is tried.
-func TestConfigErrors(t *testing.T) {
+// TestNewDomain_ConfigErrors: a Config made in code is checked by
+// NewDomain before any connection is tried; each mistake is an error
+// matching ErrConfig, in these words.
+func TestNewDomain_ConfigErrors(t *testing.T) {
 	cases := []struct {
 		name string
-		env  map[string]string
-		want string // in the message
+		cfg  bus.Config
+		want string
 	}{
-		{"replication not a number", map[string]string{bus.EnvReplication: "three"}, bus.EnvReplication},
-		{"replication zero", map[string]string{bus.EnvReplication: "0"}, bus.EnvReplication},
-		{"replication too large", map[string]string{bus.EnvReplication: "40000"}, bus.EnvReplication},
-		{"acks", map[string]string{bus.EnvAcks: "2"}, "acks"},
-		{"acks word", map[string]string{bus.EnvAcks: "leader"}, "acks"},
-		{"history", map[string]string{bus.EnvMaxHistoryRead: "-1"}, bus.EnvMaxHistoryRead},
-		{"idempotent not a boolean", map[string]string{bus.EnvIdempotent: "sometimes"}, bus.EnvIdempotent},
-		{"idempotent without acks all", map[string]string{bus.EnvIdempotent: "true", bus.EnvAcks: "1"}, "acks=all"},
-		{"security protocol", map[string]string{bus.EnvUser: "u", bus.EnvPassword: "p", bus.EnvProtocol: "SASL_TLS"}, "SASL_TLS"},
-		{"SASL mechanism", map[string]string{bus.EnvUser: "u", bus.EnvPassword: "p", bus.EnvMechanism: "GSSAPI"}, "GSSAPI"},
-		{"registry without scheme", map[string]string{bus.EnvRegistry: "schema-registry:8081"}, "schema registry URL"},
-		{"registry scheme", map[string]string{bus.EnvRegistry: "ftp://registry:8081"}, "schema registry URL"},
-		{"registry without host", map[string]string{bus.EnvRegistry: "http://"}, "schema registry URL"},
-		{"registry not a URL", map[string]string{bus.EnvRegistry: "http://reg istry:80:81"}, "schema registry URL"},
-		{"subname", map[string]string{bus.EnvSubname: "a.b"}, "subname"},
-		{"TLS CA file", map[string]string{bus.EnvTLSCA: filepath.Join(t.TempDir(), "missing.pem")}, "CA file"},
-		{"TLS CA file without PEM", map[string]string{bus.EnvTLSCA: writeFile(t, "ca.pem", "not a certificate")}, "no PEM"},
-		{"TLS certificate without key", map[string]string{bus.EnvTLSCert: writeFile(t, "cert.pem", "x")}, "key"},
+		{"no broker", bus.Config{}, `topics: bad configuration: no broker address (set LSST_KAFKA_BROKER_ADDR)`},
+		{"broker", bus.Config{Brokers: []string{" "}}, `topics: bad configuration: broker address " " is not host:port`},
+		{"acks", bus.Config{Acks: "2"}, `topics: bad configuration: unknown acks value "2" (want 0, 1, all or -1)`},
+		{"idempotent", bus.Config{Acks: "1", Idempotent: true}, `topics: bad configuration: the idempotent producer needs acks=all, not 1`},
+		{"subname", bus.Config{Subname: "a.b"}, `topics: bad configuration: topic subname "a.b" may hold only letters, digits, '_' and '-'`},
+		{"protocol", bus.Config{Protocol: "SASL_TLS"}, `topics: bad configuration: unknown security protocol "SASL_TLS" (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)`},
+		{"SASL without password", bus.Config{Protocol: "SASL_SSL", User: "u"}, `topics: bad configuration: SASL_SSL needs a user name and a password`},
+		{"SASL without user", bus.Config{Protocol: "SASL_PLAINTEXT", Password: "secret"}, `topics: bad configuration: SASL_PLAINTEXT needs a user name and a password`},
+		{"registry", bus.Config{RegistryURL: "http://reg istry:80:81"}, `topics: bad configuration: registry: bad schema registry URL "http://reg istry:80:81": want http(s)://host:port[/path]`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			clearEnv(t)
-			t.Setenv(bus.EnvBroker, "127.0.0.1:1") // never dialled: the configuration fails first
-			for k, v := range c.env {
-				t.Setenv(k, v)
+			cfg := c.cfg
+			if cfg.Brokers == nil && c.name != "no broker" {
+				cfg.Brokers = []string{"127.0.0.1:1"} // never dialled: the configuration fails first
 			}
-			cfg, err := bus.ConfigFromEnv()
+			cfg.Subname = cmp.Or(cfg.Subname, "test")
+			cfg.Definitions = salxml.Embedded()
+			cfg.Logger = testLogger(t)
+			d, err := bus.NewDomain(context.Background(), cfg)
 			if err == nil {
-				cfg.Definitions = salxml.Embedded()
-				cfg.Logger = testLogger(t)
-				var d *bus.Domain
-				d, err = bus.NewDomain(context.Background(), cfg)
-				if err == nil {
-					d.Close()
-					t.Fatalf("%v: accepted", c.env)
-				}
+				d.Close()
+				t.Fatalf("%+v: accepted", c.cfg)
 			}
 			if !errors.Is(err, bus.ErrConfig) {
-				t.Errorf("%v: %v does not match ErrConfig", c.env, err)
+				t.Errorf("%v does not match ErrConfig", err)
 			}
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%v: %q does not say %q", c.env, err, c.want)
-			}
-			if c.env[bus.EnvPassword] != "" && strings.Contains(err.Error(), c.env[bus.EnvPassword]+" ") {
-				t.Errorf("the error shows the password: %v", err)
+			if err.Error() != c.want {
+				t.Errorf("\n got %s\nwant %s", err, c.want)
 			}
 		})
 	}
