@@ -6,6 +6,7 @@
 //	go run ./examples/localkafka -env-file /tmp/salbus.env &
 //	export LSST_KAFKA_BROKER_ADDR=127.0.0.1:41703
 //	export LSST_SCHEMA_REGISTRY_URL=http://127.0.0.1:40215
+//	export LSST_TOPIC_SUBNAME=sal
 //	. /tmp/salbus.env && go run ./examples/salctl echo Example.scalars
 //
 // stdout carries only the export lines; everything else goes to stderr.

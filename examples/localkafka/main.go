@@ -23,6 +23,7 @@ const usageText = `usage: localkafka [flags]
 Starts an in-process Kafka broker and schema registry on loopback, prints
   export LSST_KAFKA_BROKER_ADDR=...
   export LSST_SCHEMA_REGISTRY_URL=...
+  export LSST_TOPIC_SUBNAME=sal
 and runs until interrupted.
 
 flags:
@@ -79,8 +80,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer bus.Close()
 	cfg := bus.Config()
-	lines := fmt.Sprintf("export %s=%s\nexport %s=%s\n",
-		topics.EnvBroker, strings.Join(cfg.Brokers, ","), topics.EnvRegistry, cfg.RegistryURL)
+	// The subname too: a program on a broker needs one (as with ts_salobj),
+	// and this bus's is the in-process default.
+	lines := fmt.Sprintf("export %s=%s\nexport %s=%s\nexport %s=%s\n",
+		topics.EnvBroker, strings.Join(cfg.Brokers, ","), topics.EnvRegistry, cfg.RegistryURL, topics.EnvSubname, cfg.Subname)
 	if *envFile != "" {
 		// Write then rename, so a reader polling for the file never sees half of it.
 		tmp := *envFile + ".tmp"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,8 +77,11 @@ func startFollower(e *env, verb string, defs *salxml.Definitions, args []string,
 		return nil, err
 	}
 	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}}
+	// Unset, the subname is the in-process bus's "sal"; on a broker,
+	// connecting fails below without it.
+	sub := cmp.Or(cfg.Subname, topics.DefaultSubname)
 	for _, a := range args {
-		kn, t, err := kafkaTopic(e, defs, cfg.Subname, a)
+		kn, t, err := kafkaTopic(e, defs, sub, a)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ func TestSalctlCheckSchema(t *testing.T) {
 	t.Parallel()
 	lk := start(t, baseEnv(), "localkafka")
 	m := lk.waitFor("stdout", exportLine)
-	shared := append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2])
+	shared := busEnv(m)
 	mustRun(t, shared, "salctl", "pub", "Example", "scalars", `{"int0": 1}`)
 
 	r := mustRun(t, shared, "salctl", "check-schema", "Example")

@@ -355,7 +355,13 @@ func smokeXML(t *testing.T) string {
 	return dst
 }
 
-var exportLine = regexp.MustCompile(`(?m)^export LSST_KAFKA_BROKER_ADDR=(127\.0\.0\.1:\d+)\nexport LSST_SCHEMA_REGISTRY_URL=(http://127\.0\.0\.1:\d+)\n`)
+var exportLine = regexp.MustCompile(`(?m)^export LSST_KAFKA_BROKER_ADDR=(127\.0\.0\.1:\d+)\nexport LSST_SCHEMA_REGISTRY_URL=(http://127\.0\.0\.1:\d+)\nexport LSST_TOPIC_SUBNAME=(sal)\n`)
+
+// busEnv is the environment of a program on the bus of localkafka's
+// export lines m.
+func busEnv(m []string) []string {
+	return append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2], "LSST_TOPIC_SUBNAME="+m[3])
+}
 
 // TestLocalKafkaCrossProcess shares one bus between processes: localkafka
 // serves it; salctl pub (with definitions that have an extra topic) and
@@ -369,7 +375,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	if b, err := os.ReadFile(envFile); err != nil || string(b) != m[0] {
 		t.Errorf("-env-file holds %q (%v), want the export lines %q", b, err, m[0])
 	}
-	shared := append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2])
+	shared := busEnv(m)
 
 	echo := start(t, shared, "salctl", "echo", "Example.smokeOnly", "-n", "2", "-json")
 	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on lsst\.sal\.Example\.smokeOnly`))
@@ -446,7 +452,7 @@ func TestLocalKafkaPorts(t *testing.T) {
 	if m[1] != fmt.Sprintf("127.0.0.1:%d", kport) || m[2] != fmt.Sprintf("http://127.0.0.1:%d", rport) {
 		t.Fatalf("localkafka -kafka-port %d -registry-port %d exported %q", kport, rport, m[0])
 	}
-	shared := append(baseEnv(), "LSST_KAFKA_BROKER_ADDR="+m[1], "LSST_SCHEMA_REGISTRY_URL="+m[2])
+	shared := busEnv(m)
 	r := mustRun(t, shared, "salctl", "pub", "Example", "scalars", `{"int0": 1}`)
 	if !strings.Contains(r.stdout, "published Example.scalars salIndex 1 seqNum 1 to lsst.sal.Example.scalars [0] offset 0") {
 		t.Errorf("pub to localkafka on fixed ports\n%s", r)

@@ -45,7 +45,10 @@ type Config struct {
 	Brokers []string
 	// RegistryURL is the schema registry base URL (LSST_SCHEMA_REGISTRY_URL).
 	RegistryURL string
-	// Subname is the second part of every topic name (LSST_TOPIC_SUBNAME, default "sal").
+	// Subname is the second part of every topic name (LSST_TOPIC_SUBNAME).
+	// It is required on a broker, as ts_salobj requires it (so that a
+	// forgotten variable cannot put a program on the production namespace
+	// "sal"); only the in-process bus (Embedded) defaults to "sal".
 	Subname string
 	// Replication of created topics (LSST_KAFKA_REPLICATION_FACTOR, default 1).
 	Replication int16
@@ -94,6 +97,10 @@ func (c *Config) check() error {
 		c.RegistryURL = DefaultRegistryURL
 	}
 	if c.Subname == "" {
+		if !c.Embedded {
+			// ts_salobj's SalInfo raises RuntimeError with these words.
+			return fmt.Errorf("topics: %w: You must define environment variable %s (a broker is configured: only the in-process bus has a default subname, %q)", ErrConfig, EnvSubname, DefaultSubname)
+		}
 		c.Subname = DefaultSubname
 	}
 	if !validSubname(c.Subname) {

@@ -1,7 +1,6 @@
 package bus_test
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -20,7 +19,7 @@ func TestConfigFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Brokers) != 0 || c.Subname != "sal" || c.Replication != 1 || c.Acks != "1" || c.MaxHistoryRead != 500 || c.Protocol != "" {
+	if len(c.Brokers) != 0 || c.Subname != "" || c.Replication != 1 || c.Acks != "1" || c.MaxHistoryRead != 500 || c.Protocol != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 	t.Setenv(bus.EnvBroker, " k1:9092, k2:9092 ,")
@@ -54,6 +53,7 @@ func TestNewDomain_ConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"no broker", bus.Config{}, `topics: bad configuration: no broker address (set LSST_KAFKA_BROKER_ADDR)`},
+		{"no subname", bus.Config{Brokers: []string{"127.0.0.1:1"}, Subname: "-"}, `topics: bad configuration: You must define environment variable LSST_TOPIC_SUBNAME (a broker is configured: only the in-process bus has a default subname, "sal")`},
 		{"broker", bus.Config{Brokers: []string{" "}}, `topics: bad configuration: broker address " " is not host:port`},
 		{"acks", bus.Config{Acks: "2"}, `topics: bad configuration: unknown acks value "2" (want 0, 1, all or -1)`},
 		{"idempotent", bus.Config{Acks: "1", Idempotent: true}, `topics: bad configuration: the idempotent producer needs acks=all, not 1`},
@@ -69,7 +69,12 @@ func TestNewDomain_ConfigErrors(t *testing.T) {
 			if cfg.Brokers == nil && c.name != "no broker" {
 				cfg.Brokers = []string{"127.0.0.1:1"} // never dialled: the configuration fails first
 			}
-			cfg.Subname = cmp.Or(cfg.Subname, "test")
+			switch cfg.Subname {
+			case "":
+				cfg.Subname = "test"
+			case "-":
+				cfg.Subname = ""
+			}
 			cfg.Definitions = salxml.Embedded()
 			cfg.Logger = testLogger(t)
 			d, err := bus.NewDomain(context.Background(), cfg)
@@ -103,6 +108,7 @@ func TestNewDomain_Unreachable(t *testing.T) {
 	d, err := bus.NewDomain(ctx, bus.Config{
 		Brokers:     []string{"127.0.0.1:1"},
 		RegistryURL: "http://127.0.0.1:1",
+		Subname:     "test",
 		Definitions: salxml.Embedded(),
 		Logger:      testLogger(t),
 	})

@@ -39,7 +39,7 @@ func (e env) get(k string) (string, bool, error) {
 
 func configFrom(lookup func(string) (string, bool)) (Config, error) {
 	e := env{lookup}
-	c := Config{Subname: DefaultSubname, Replication: 1, Acks: "1", MaxHistoryRead: DefaultMaxHistory}
+	c := Config{Replication: 1, Acks: "1", MaxHistoryRead: DefaultMaxHistory}
 	if v, ok := lookup(EnvBroker); ok {
 		bs, err := parseBrokers(EnvBroker, v)
 		if err != nil {
@@ -58,7 +58,8 @@ func configFrom(lookup func(string) (string, bool)) (Config, error) {
 		c.RegistryURL = v
 	}
 	if v, ok := lookup(EnvSubname); ok && v != "" {
-		// ts_salobj treats an empty subname as unset.
+		// ts_salobj treats an empty subname as unset. Unset, it stays
+		// empty: NewDomain refuses that on a broker, as ts_salobj does.
 		if !validSubname(v) {
 			return c, fmt.Errorf("topics: %w: %s=%q may hold only letters, digits, '_' and '-'", ErrConfig, EnvSubname, v)
 		}
