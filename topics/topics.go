@@ -99,6 +99,10 @@ const (
 	EnvTLSCert         = bus.EnvTLSCert
 	EnvTLSKey          = bus.EnvTLSKey
 	EnvIdempotent      = bus.EnvIdempotent
+	EnvHistoryConfig   = bus.EnvHistoryConfig
+	EnvClientConfig    = bus.EnvClientConfig
+	EnvProducerConfig  = bus.EnvProducerConfig
+	EnvConsumerConfig  = bus.EnvConsumerConfig
 	DefaultSubname     = bus.DefaultSubname
 	DefaultMaxHistory  = bus.DefaultMaxHistory
 	DefaultQueueLen    = bus.DefaultQueueLen

@@ -76,6 +76,26 @@ type Config struct {
 	// Embedded marks the in-process broker: topics are created with small
 	// segments, which that broker needs to avoid stalls.
 	Embedded bool
+	// HistoryReadConfig is the path of a YAML mapping of component name to
+	// history depth (LSST_HISTORY_READ_CONFIG), as ts_salobj 8.2 reads it:
+	// for an indexed component that the file names, it overrides
+	// MaxHistoryRead. The file is read at each Instance start, and one
+	// that does not exist is no error (ts_salobj's behaviour).
+	HistoryReadConfig string
+	// KafkaClient, KafkaProducer and KafkaConsumer are librdkafka
+	// properties for every Kafka client, the producer and the consumers,
+	// as ts_salobj 8.2 reads them from the YAML files named by
+	// LSST_KAFKA_BROKER_CLIENT_CONFIGURATION, _PRODUCER_CONFIGURATION and
+	// _CONSUMER_CONFIGURATION (KafkaClient wins over the other two). Only
+	// properties with a franz-go equivalent are accepted (the README lists
+	// them); any other is an error naming it. The properties that are
+	// fields of Config (bootstrap.servers, security.protocol, sasl.*,
+	// ssl.*.location, ssl.endpoint.identification.algorithm, acks,
+	// enable.idempotence) are read from the files into those fields by
+	// ConfigFromEnv; in code, set the fields.
+	KafkaClient, KafkaProducer, KafkaConsumer map[string]any
+
+	tlsFiles [3]string // CA, certificate and key files TLS was loaded from
 }
 
 // String describes the configuration without secrets.
@@ -149,6 +169,25 @@ func (c *Config) check() error {
 		return fmt.Errorf("topics: %w: unknown security protocol %q (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)", ErrConfig, c.Protocol)
 	}
 	c.Protocol = strings.ToUpper(c.Protocol)
+	for _, p := range []struct {
+		name string
+		role kafka.Role
+		m    map[string]any
+	}{{"KafkaClient", kafka.RoleClient, c.KafkaClient}, {"KafkaProducer", kafka.RoleProducer, c.KafkaProducer}, {"KafkaConsumer", kafka.RoleConsumer, c.KafkaConsumer}} {
+		for k := range p.m {
+			if contains(connectionKeys, k) || contains(producerKeys, k) {
+				return fmt.Errorf("topics: %w: Config.%s: %s is a setting of Config's own: set its field", ErrConfig, p.name, k)
+			}
+		}
+		if err := kafka.Check(p.role, p.m); err != nil {
+			return fmt.Errorf("topics: %w: Config.%s: %s", ErrConfig, p.name, strings.TrimPrefix(strings.TrimPrefix(err.Error(), "kafka: "), kafka.ErrBadConfig.Error()+": "))
+		}
+	}
+	if c.HistoryReadConfig != "" {
+		if _, _, err := readHistoryConfig(c.HistoryReadConfig); err != nil {
+			return err
+		}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -166,6 +205,7 @@ func (c *Config) kafka() kafka.Config {
 	return kafka.Config{
 		Brokers: c.Brokers, TLS: c.TLS, Mechanism: c.Mechanism, User: c.User, Password: c.Password,
 		Acks: c.Acks, Idempotent: c.Idempotent, ClientID: "salgo", Logger: c.Logger,
+		ClientProps: c.KafkaClient, ProducerProps: c.KafkaProducer, ConsumerProps: c.KafkaConsumer,
 	}
 }
 

@@ -90,9 +90,6 @@ func configFrom(lookup func(string) (string, bool)) (Config, error) {
 		if err != nil {
 			return c, fmt.Errorf("topics: %w: %s=%q is not a boolean (want true or false)", ErrConfig, EnvIdempotent, v)
 		}
-		if b && c.Acks != "all" {
-			return c, fmt.Errorf("topics: %w: %s=true needs %s=all (it is %s)", ErrConfig, EnvIdempotent, EnvAcks, c.Acks)
-		}
 		c.Idempotent = b
 	}
 	if v, ok, err = e.get(EnvMaxHistoryRead); err != nil {
@@ -107,7 +104,49 @@ func configFrom(lookup func(string) (string, bool)) (Config, error) {
 	if err := readSecurity(e, &c); err != nil {
 		return c, err
 	}
+	acks, idem := c.Acks, c.Idempotent
+	if err := readKafkaFiles(e, &c); err != nil {
+		return c, err
+	}
+	if c.Idempotent && c.Acks != "all" {
+		idemFrom, acksFrom := EnvIdempotent+"=true", EnvAcks+"=all"
+		if c.Idempotent != idem {
+			idemFrom = "enable.idempotence: true in " + fileOf(lookup, "enable.idempotence")
+		}
+		if c.Acks != acks {
+			acksFrom = "acks: all in " + fileOf(lookup, "acks", "request.required.acks")
+		}
+		return c, fmt.Errorf("topics: %w: %s needs %s (it is %s)", ErrConfig, idemFrom, acksFrom, c.Acks)
+	}
+	if v, ok := lookup(EnvHistoryConfig); ok && v != "" {
+		// As ts_salobj: an empty value is no file, and a file that does not
+		// exist (yet) is no error; it is read again at each start.
+		if _, _, err := readHistoryConfig(v); err != nil {
+			return c, err
+		}
+		c.HistoryReadConfig = v
+	}
 	return c, nil
+}
+
+// fileOf names the last of the librdkafka files (in ts_salobj's merge
+// order) that holds one of keys, for messages.
+func fileOf(lookup func(string) (string, bool), keys ...string) string {
+	found := ""
+	for _, k := range []string{EnvProducerConfig, EnvClientConfig} {
+		path, ok := lookup(k)
+		if !ok {
+			continue
+		}
+		if m, err := readYAMLMapping(k, path); err == nil {
+			for _, key := range keys {
+				if _, ok := m[key]; ok {
+					found = k + "=" + path
+				}
+			}
+		}
+	}
+	return found
 }
 
 // readSecurity reads the SASL and TLS variables. As ts_salobj, SASL is on
@@ -189,7 +228,7 @@ func readSecurity(e env, c *Config) error {
 	if err != nil {
 		return err
 	}
-	c.TLS = t
+	c.TLS, c.tlsFiles = t, files
 	if c.Protocol == "" {
 		c.Protocol = "SSL"
 	}

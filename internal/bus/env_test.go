@@ -13,7 +13,8 @@ import (
 // envVars is every variable ConfigFromEnv reads.
 var envVars = []string{bus.EnvBroker, bus.EnvRegistry, bus.EnvSubname, bus.EnvReplication,
 	bus.EnvAcks, bus.EnvUser, bus.EnvPassword, bus.EnvProtocol, bus.EnvMechanism,
-	bus.EnvMaxHistoryRead, bus.EnvTLSCA, bus.EnvTLSCert, bus.EnvTLSKey, bus.EnvIdempotent}
+	bus.EnvMaxHistoryRead, bus.EnvTLSCA, bus.EnvTLSCert, bus.EnvTLSKey, bus.EnvIdempotent,
+	bus.EnvHistoryConfig, bus.EnvClientConfig, bus.EnvProducerConfig, bus.EnvConsumerConfig}
 
 // unsetEnv unsets every variable ConfigFromEnv reads, for this test (an
 // empty value is not the same as an unset variable).

@@ -277,10 +277,17 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 	assign := map[string]map[int32]kafka.Start{}
 	var own []map[string]map[int32]kafka.Start
 	var ownNames []string
+	indexedDepth := 0
 	for _, r := range readers {
 		depth := r.opts.MaxHistory
 		if depth > 0 && in.comp.Indexed {
-			depth = in.d.cfg.MaxHistoryRead
+			if indexedDepth == 0 {
+				var err error
+				if indexedDepth, err = in.d.cfg.historyDepth(in.comp.Name); err != nil {
+					return err
+				}
+			}
+			depth = indexedDepth
 		}
 		parts := map[int32]kafka.Start{}
 		for p, wm := range marks[r.kname] {

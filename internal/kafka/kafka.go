@@ -38,6 +38,28 @@ type Config struct {
 	FetchMaxWait time.Duration
 	// Hooks are franz-go hooks (kgo.Hook values) for the client.
 	Hooks []any
+	// ClientProps, ProducerProps and ConsumerProps are librdkafka
+	// properties (see Check) for every client, the producer and the
+	// consumers; a client's own ones come first, so ClientProps win, as
+	// ts_salobj merges them.
+	ClientProps, ProducerProps, ConsumerProps map[string]any
+}
+
+// propOpts returns the options of the properties for a client of role.
+func (c Config) propOpts(role Role) ([]kgo.Opt, error) {
+	own := c.ProducerProps
+	if role == RoleConsumer {
+		own = c.ConsumerProps
+	}
+	a, err := propOpts(role, role, own)
+	if err != nil {
+		return nil, err
+	}
+	b, err := propOpts(RoleClient, role, c.ClientProps)
+	if err != nil {
+		return nil, err
+	}
+	return append(a, b...), nil
 }
 
 // ErrBadConfig is matched by configuration errors.
@@ -118,6 +140,10 @@ func NewProducer(c Config) (*Producer, error) {
 	// No linger and no compression, as the reference's producer: telemetry
 	// is noisy floats that snappy does not shrink, so it only costs CPU.
 	opts = append(opts, kgo.ProducerLinger(0), kgo.MaxBufferedRecords(100_000), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	props, err := c.propOpts(RoleProducer)
+	if err != nil {
+		return nil, err
+	}
 	switch acks {
 	case "0":
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
@@ -132,7 +158,7 @@ func NewProducer(c Config) (*Producer, error) {
 	if c.Idempotent && acks != "all" {
 		return nil, fmt.Errorf("kafka: %w: the idempotent producer needs acks=all, not %s", ErrBadConfig, acks)
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(append(opts, props...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
 	}
@@ -409,7 +435,11 @@ func NewConsumer(c Config, assign map[string]map[int32]Start) (*Consumer, error)
 		kgo.FetchMaxWait(wait),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
-	cl, err := kgo.NewClient(opts...)
+	props, err := c.propOpts(RoleConsumer)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(opts, props...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
 	}
