@@ -68,7 +68,7 @@ func (b *Bus) CheckSchemas(ctx context.Context, defs *salxml.Definitions, compon
 // CheckSchemasAt is Bus.CheckSchemas for a registry URL and topic subname,
 // without a Kafka connection.
 func CheckSchemasAt(ctx context.Context, registryURL, subname string, defs *salxml.Definitions, components ...string) ([]SchemaCheck, error) {
-	reg, err := registry.New(registryURL, nil)
+	reg, err := registry.New(registryURL, nil, 0)
 	if err != nil {
 		return nil, err
 	}

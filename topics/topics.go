@@ -107,6 +107,8 @@ const (
 	DefaultMaxHistory  = bus.DefaultMaxHistory
 	DefaultQueueLen    = bus.DefaultQueueLen
 	DefaultRegistryURL = bus.DefaultRegistryURL
+	// DefaultRegistryTimeout bounds each schema registry request (Config.RegistryTimeout).
+	DefaultRegistryTimeout = bus.DefaultRegistryTimeout
 	// DefaultConnectTimeout bounds NewDomain's broker check when ctx has no deadline.
 	DefaultConnectTimeout = bus.DefaultConnectTimeout
 	// LogInterval is how often at most a repeated problem of one kind is logged.

@@ -151,7 +151,7 @@ func bareCommand(s string) string {
 
 func cmdCommand(e *env, args []string) error {
 	fs := flags(e, "command")
-	timeout := fs.Duration("timeout", time.Minute, "time allowed for the command (each CMD_INPROGRESS ack extends it)")
+	timeout := fs.Duration("timeout", time.Minute, "time allowed to start the Remote, then for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
@@ -193,7 +193,7 @@ func cmdCommand(e *env, args []string) error {
 		}
 		defer csc.Close()
 	}
-	r, err := bus.NewRemote(ctx, c.Name, idx, readsLittle(c))
+	r, err := startRemote(ctx, bus, c, idx, *timeout, readsLittle(c))
 	if err != nil {
 		return err
 	}
@@ -223,6 +223,19 @@ func cmdCommand(e *env, args []string) error {
 			return nil
 		}
 	}
+}
+
+// startRemote starts a Remote within timeout (the -timeout of command and
+// state): a broker or schema registry that does not answer is an error
+// within the limit the user gave, naming what did not answer.
+func startRemote(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int, timeout time.Duration, opts ...remote.Option) (*sal.Remote, error) {
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r, err := bus.NewRemote(sctx, c.Name, idx, opts...)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("%s: not started within -timeout %s: %w", c.NameIndex(idx), timeout, err)
+	}
+	return r, err
 }
 
 func printAck(e *env, who, name string, a *topics.Ack, asJSON bool) {
@@ -306,7 +319,7 @@ func stateOf(rec map[string]any) controller.State {
 
 func cmdState(e *env, args []string) error {
 	fs := flags(e, "state")
-	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to see the summary state and for each transition")
+	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to start the Remote, to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	pos, defs, err := parseArgs(fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
@@ -348,7 +361,7 @@ func cmdState(e *env, args []string) error {
 	if target == 0 {
 		opts = append(opts, remote.ReadOnly())
 	}
-	r, err := bus.NewRemote(ctx, c.Name, idx, opts...)
+	r, err := startRemote(ctx, bus, c, idx, *timeout, opts...)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -34,6 +36,8 @@ const (
 	DefaultMaxHistory  = 500
 	DefaultQueueLen    = 100
 	DefaultRegistryURL = "http://schema-registry:8081"
+	// DefaultRegistryTimeout bounds each schema registry request.
+	DefaultRegistryTimeout = registry.DefaultTimeout
 )
 
 // ErrConfig is matched by every configuration error.
@@ -45,6 +49,11 @@ type Config struct {
 	Brokers []string
 	// RegistryURL is the schema registry base URL (LSST_SCHEMA_REGISTRY_URL).
 	RegistryURL string
+	// RegistryTimeout bounds each request to the registry (default
+	// DefaultRegistryTimeout, 10 s); the caller's ctx bounds it too. A
+	// registry that accepts connections but never answers then fails the
+	// Start of a Remote, Controller or CSC with an error naming its URL.
+	RegistryTimeout time.Duration
 	// Subname is the second part of every topic name (LSST_TOPIC_SUBNAME).
 	// It is required on a broker, as ts_salobj requires it (so that a
 	// forgotten variable cannot put a program on the production namespace
@@ -115,6 +124,12 @@ func (c *Config) check() error {
 	}
 	if c.RegistryURL == "" {
 		c.RegistryURL = DefaultRegistryURL
+	}
+	switch {
+	case c.RegistryTimeout < 0:
+		return fmt.Errorf("topics: %w: registry timeout %s: want a positive duration", ErrConfig, c.RegistryTimeout)
+	case c.RegistryTimeout == 0:
+		c.RegistryTimeout = DefaultRegistryTimeout
 	}
 	if c.Subname == "" {
 		if !c.Embedded {

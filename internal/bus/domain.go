@@ -44,7 +44,7 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	reg, err := registry.New(cfg.RegistryURL, nil)
+	reg, err := registry.New(cfg.RegistryURL, nil, cfg.RegistryTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)
 	}

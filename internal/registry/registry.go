@@ -20,10 +20,25 @@ var ErrUnavailable = errors.New("schema registry unavailable")
 // ErrBadURL is matched by an unusable registry URL.
 var ErrBadURL = errors.New("bad schema registry URL")
 
+// DefaultTimeout bounds each request when New is given no timeout.
+const DefaultTimeout = 10 * time.Second
+
+// timeoutError is a request that got no answer within the client's
+// timeout: it matches ErrUnavailable and context.DeadlineExceeded.
+type timeoutError struct{ d time.Duration }
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("no answer within %s", e.d) }
+
+// Is matches ErrUnavailable and context.DeadlineExceeded.
+func (e *timeoutError) Is(target error) bool {
+	return target == ErrUnavailable || target == context.DeadlineExceeded
+}
+
 // Client talks to one Confluent-compatible registry.
 type Client struct {
-	cl  *sr.Client
-	url string // without credentials, for messages
+	cl      *sr.Client
+	url     string // without credentials, for messages
+	timeout time.Duration
 
 	mu     sync.Mutex
 	ids    map[string]int // subject + "\x00" + schema -> id
@@ -32,15 +47,25 @@ type Client struct {
 }
 
 // New checks the URL and makes a client. Credentials in the URL's user
-// info are sent as basic auth and never appear in errors.
-func New(rawURL string, tlsCfg *tls.Config) (*Client, error) {
+// info are sent as basic auth and never appear in errors. Every request
+// is bounded by the caller's ctx and by timeout (DefaultTimeout when 0): a
+// registry that accepts connections but never answers gives, after
+// timeout, an error naming its URL that matches ErrUnavailable and
+// context.DeadlineExceeded.
+func New(rawURL string, tlsCfg *tls.Config, timeout time.Duration) (*Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("registry: %w %q: want http(s)://host:port[/path]", ErrBadURL, redact(rawURL))
 	}
-	// The caller's ctx bounds each request; the client-wide timeout only
-	// catches a server that never answers.
-	opts := []sr.ClientOpt{sr.UserAgent("salgo"), sr.HTTPClient(&http.Client{Timeout: 2 * time.Minute})}
+	if timeout < 0 {
+		return nil, fmt.Errorf("registry: timeout %s: want a positive duration (0 for the default %s)", timeout, DefaultTimeout)
+	}
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	// Each request's ctx carries the timeout (see bound); the HTTP
+	// client's own, a little longer, is only a backstop.
+	opts := []sr.ClientOpt{sr.UserAgent("salgo"), sr.HTTPClient(&http.Client{Timeout: timeout + time.Second})}
 	if u.User != nil {
 		pass, _ := u.User.Password()
 		opts = append(opts, sr.BasicAuth(u.User.Username(), pass))
@@ -55,7 +80,16 @@ func New(rawURL string, tlsCfg *tls.Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w: %v", ErrBadURL, err)
 	}
-	return &Client{cl: cl, url: clean, ids: map[string]int{}, byID: map[int]string{}, flight: map[int]chan struct{}{}}, nil
+	return &Client{cl: cl, url: clean, timeout: timeout, ids: map[string]int{}, byID: map[int]string{}, flight: map[int]chan struct{}{}}, nil
+}
+
+// Timeout returns the limit of each request.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// bound is ctx limited to the client's timeout, whose end is told apart
+// from the caller's by its cause.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.timeout, &timeoutError{c.timeout})
 }
 
 // URL returns the registry URL without credentials.
@@ -71,9 +105,11 @@ func (c *Client) Register(ctx context.Context, subject, schema string) (int, err
 	if ok {
 		return id, nil
 	}
-	id, err := c.cl.RegisterSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro}, -1, -1)
+	rctx, cancel := c.bound(ctx)
+	defer cancel()
+	id, err := c.cl.RegisterSchema(rctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro}, -1, -1)
 	if err != nil {
-		return 0, c.wrap("register "+subject, err)
+		return 0, c.wrap(rctx, "register "+subject, err)
 	}
 	c.mu.Lock()
 	c.ids[key] = id
@@ -101,10 +137,12 @@ func (c *Client) Schema(ctx context.Context, id int) (string, error) {
 			case <-wait:
 				continue
 			case <-ctx.Done():
-				return "", ctx.Err()
+				return "", fmt.Errorf("registry %s: schema id %d: %w", c.url, id, ctx.Err())
 			}
 		}
-		s, err := c.cl.SchemaByID(ctx, id)
+		rctx, cancel := c.bound(ctx)
+		s, err := c.cl.SchemaByID(rctx, id)
+		cancel()
 		c.mu.Lock()
 		delete(c.flight, id)
 		if err == nil {
@@ -113,7 +151,7 @@ func (c *Client) Schema(ctx context.Context, id int) (string, error) {
 		c.mu.Unlock()
 		close(wait)
 		if err != nil {
-			return "", c.wrap(fmt.Sprintf("schema id %d", id), err)
+			return "", c.wrap(rctx, fmt.Sprintf("schema id %d", id), err)
 		}
 		return s.Schema, nil
 	}
@@ -121,8 +159,10 @@ func (c *Client) Schema(ctx context.Context, id int) (string, error) {
 
 // Ping checks that the registry answers.
 func (c *Client) Ping(ctx context.Context) error {
-	if _, err := c.cl.Subjects(ctx); err != nil {
-		return c.wrap("list subjects", err)
+	rctx, cancel := c.bound(ctx)
+	defer cancel()
+	if _, err := c.cl.Subjects(rctx); err != nil {
+		return c.wrap(rctx, "list subjects", err)
 	}
 	return nil
 }
@@ -134,10 +174,17 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &re) && re.StatusCode == 404
 }
 
-func (c *Client) wrap(what string, err error) error {
+// wrap names the registry and the request in err; rctx is the request's
+// ctx (from bound), whose cause tells the client's timeout from the
+// caller's.
+func (c *Client) wrap(rctx context.Context, what string, err error) error {
 	var re *sr.ResponseError
 	if errors.As(err, &re) {
 		return fmt.Errorf("registry %s: %s: HTTP %d: %w", c.url, what, re.StatusCode, err)
+	}
+	var te *timeoutError
+	if cause := context.Cause(rctx); errors.As(cause, &te) {
+		return fmt.Errorf("registry %s: %s: %w", c.url, what, te)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("registry %s: %s: %w", c.url, what, err)
@@ -170,21 +217,25 @@ func redactErr(err error) string {
 // Latest returns the newest version registered under subject; found is
 // false when the subject does not exist.
 func (c *Client) Latest(ctx context.Context, subject string) (schema string, version, id int, found bool, err error) {
-	ss, err := c.cl.SchemaByVersion(ctx, subject, -1)
+	rctx, cancel := c.bound(ctx)
+	defer cancel()
+	ss, err := c.cl.SchemaByVersion(rctx, subject, -1)
 	if err != nil {
 		if IsNotFound(err) {
 			return "", 0, 0, false, nil
 		}
-		return "", 0, 0, false, c.wrap("latest version of "+subject, err)
+		return "", 0, 0, false, c.wrap(rctx, "latest version of "+subject, err)
 	}
 	return ss.Schema.Schema, ss.Version, ss.ID, true, nil
 }
 
 // Subjects lists every subject.
 func (c *Client) Subjects(ctx context.Context) ([]string, error) {
-	s, err := c.cl.Subjects(ctx)
+	rctx, cancel := c.bound(ctx)
+	defer cancel()
+	s, err := c.cl.Subjects(rctx)
 	if err != nil {
-		return nil, c.wrap("list subjects", err)
+		return nil, c.wrap(rctx, "list subjects", err)
 	}
 	return s, nil
 }
@@ -192,12 +243,14 @@ func (c *Client) Subjects(ctx context.Context) ([]string, error) {
 // Lookup asks whether schema is registered under subject (POST
 // /subjects/{subject}); the registry compares its normalised forms.
 func (c *Client) Lookup(ctx context.Context, subject, schema string) (id, version int, found bool, err error) {
-	ss, err := c.cl.LookupSchema(ctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro})
+	rctx, cancel := c.bound(ctx)
+	defer cancel()
+	ss, err := c.cl.LookupSchema(rctx, subject, sr.Schema{Schema: schema, Type: sr.TypeAvro})
 	if err != nil {
 		if IsNotFound(err) {
 			return 0, 0, false, nil
 		}
-		return 0, 0, false, c.wrap("look up "+subject, err)
+		return 0, 0, false, c.wrap(rctx, "look up "+subject, err)
 	}
 	return ss.ID, ss.Version, true, nil
 }

@@ -1,0 +1,135 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/registry"
+)
+
+// silentServer accepts connections and never answers; it returns its URL.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// calls are every request of the client.
+var calls = []struct {
+	name string
+	do   func(ctx context.Context, c *registry.Client) error
+}{
+	{"register Example-value", func(ctx context.Context, c *registry.Client) error {
+		_, err := c.Register(ctx, "Example-value", `"string"`)
+		return err
+	}},
+	{"schema id 7", func(ctx context.Context, c *registry.Client) error { _, err := c.Schema(ctx, 7); return err }},
+	{"list subjects", func(ctx context.Context, c *registry.Client) error { return c.Ping(ctx) }},
+	{"list subjects", func(ctx context.Context, c *registry.Client) error { _, err := c.Subjects(ctx); return err }},
+	{"latest version of Example-value", func(ctx context.Context, c *registry.Client) error {
+		_, _, _, _, err := c.Latest(ctx, "Example-value")
+		return err
+	}},
+	{"look up Example-value", func(ctx context.Context, c *registry.Client) error {
+		_, _, _, err := c.Lookup(ctx, "Example-value", `"string"`)
+		return err
+	}},
+}
+
+// guard runs do and fails the test if it has not returned within limit
+// (a guard against a hang, not a measurement).
+func guard(t *testing.T, limit time.Duration, do func() error) error {
+	t.Helper()
+	ch := make(chan error, 1)
+	go func() { ch <- do() }()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(limit):
+		t.Fatalf("no return within %s", limit)
+		return nil
+	}
+}
+
+// TestSilentRegistry_Timeout: against a registry that accepts connections
+// and never answers, every request ends at the client's timeout with an
+// error that names the registry URL and the request, and matches
+// ErrUnavailable and context.DeadlineExceeded.
+func TestSilentRegistry_Timeout(t *testing.T) {
+	url := silentServer(t)
+	c, err := registry.New(url, nil, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range calls {
+		err := guard(t, 20*time.Second, func() error { return call.do(context.Background(), c) })
+		want := "registry " + url + ": " + call.name + ": no answer within 200ms"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", call.name, err, want)
+		}
+		if !errors.Is(err, registry.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v does not match ErrUnavailable and DeadlineExceeded", call.name, err)
+		}
+	}
+}
+
+// TestSilentRegistry_CallerContext: a caller's ctx that ends before the
+// client's timeout ends the request, with the ctx's error and the URL.
+func TestSilentRegistry_CallerContext(t *testing.T) {
+	url := silentServer(t)
+	c, err := registry.New(url, nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range calls {
+		err := guard(t, 20*time.Second, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			return call.do(ctx, c)
+		})
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, registry.ErrUnavailable) {
+			t.Errorf("%s: %v: want the caller's deadline", call.name, err)
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), "registry "+url+": ") {
+			t.Errorf("%s: %v does not name the registry", call.name, err)
+		}
+	}
+	if c.Timeout() != time.Hour {
+		t.Errorf("Timeout %s", c.Timeout())
+	}
+	if d, _ := registry.New(url, nil, 0); d.Timeout() != registry.DefaultTimeout || registry.DefaultTimeout != 10*time.Second {
+		t.Errorf("default timeout %s", d.Timeout())
+	}
+}
