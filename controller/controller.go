@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -373,7 +373,7 @@ func (c *Controller) run(h Handler, cmd *Command) {
 func (c *Controller) call(h Handler, cmd *Command) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("controller: command handler panicked", "controller", c.Name(), "command", cmd.Name, "panic", fmt.Sprint(p))
+			c.rl.Log(slog.LevelError, "panic:"+cmd.Name, "controller: command handler panicked", "controller", c.Name(), "command", cmd.Name, "panic", fmt.Sprint(p))
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
 	}()

@@ -269,7 +269,7 @@ func (s *CSC) heartbeat() {
 		if w != nil {
 			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.ctx.Err() == nil {
-				s.log.Warn("controller: heartbeat not written", "csc", s.Name(), "err", err)
+				s.rl.Log(slog.LevelWarn, "heartbeat", "controller: heartbeat not written", "csc", s.Name(), "err", err)
 			}
 			cancel()
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -104,7 +105,8 @@ type Config struct {
 	// ConfigFromEnv; in code, set the fields.
 	KafkaClient, KafkaProducer, KafkaConsumer map[string]any
 
-	tlsFiles [3]string // CA, certificate and key files TLS was loaded from
+	tlsFiles [3]string        // CA, certificate and key files TLS was loaded from
+	rl       *ratelog.Limiter // the Domain's, for the Kafka clients' repeated warnings
 }
 
 // String describes the configuration without secrets.
@@ -217,11 +219,15 @@ func (c *Config) check() error {
 }
 
 func (c *Config) kafka() kafka.Config {
-	return kafka.Config{
+	k := kafka.Config{
 		Brokers: c.Brokers, TLS: c.TLS, Mechanism: c.Mechanism, User: c.User, Password: c.Password,
 		Acks: c.Acks, Idempotent: c.Idempotent, ClientID: "salgo", Logger: c.Logger,
 		ClientProps: c.KafkaClient, ProducerProps: c.KafkaProducer, ConsumerProps: c.KafkaConsumer,
 	}
+	if c.rl != nil {
+		k.Limit = c.rl.Log
+	}
+	return k
 }
 
 // kafkaFor is kafka() with the Metrics' hooks for a client with the given

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/kafka"
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -44,6 +45,10 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	// One limit for the warnings of all the Domain's Kafka clients: a
+	// broker that is away is reported once per interval, not by every
+	// client at every reconnect.
+	cfg.rl = ratelog.New(cfg.Logger, LogInterval)
 	reg, err := registry.New(cfg.RegistryURL, nil, cfg.RegistryTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("topics: %w: %v", ErrConfig, err)

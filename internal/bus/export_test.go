@@ -7,3 +7,8 @@ import "time"
 func SetLogClock(in *Instance, interval time.Duration, clock func() time.Time) {
 	in.rl.SetClock(interval, clock)
 }
+
+// SetDomainLogClock is SetLogClock for the limit of d's Kafka clients.
+func SetDomainLogClock(d *Domain, interval time.Duration, clock func() time.Time) {
+	d.cfg.rl.SetClock(interval, clock)
+}

@@ -17,7 +17,11 @@ import (
 // ReaderOptions configure a Reader.
 type ReaderOptions struct {
 	// QueueLen bounds the queue (default 100, minimum 10). When full, the
-	// oldest record is dropped and counted.
+	// oldest record is dropped and counted (ReaderStats.Overflow). The
+	// queue's warnings (filling up, as the reference warns at
+	// min(10, max(5, QueueLen/10)), QueueLen/2 and 9*QueueLen/10 queued
+	// records, and full) are logged only for a reader the application
+	// consumes: see Reader.
 	QueueLen int
 	// MaxHistory is how many historical records to deliver at start: 0 for
 	// none, 1 for the newest (per SAL index for indexed components).
@@ -45,6 +49,15 @@ type ReaderStats struct {
 }
 
 // Reader reads one topic of one component instance.
+//
+// Every record is kept as the newest (Get) and queued for Next, TryNext
+// or a callback. A reader is consumed once the application has called
+// Next or TryNext on it, or while it has a callback: only then are its
+// queue's fill and overflow warnings logged (at most once per LogInterval
+// each), since only then does a full queue mean the application falls
+// behind. A reader that is only read with Get, as a Remote's readers
+// often are, fills its queue and drops the oldest records silently; the
+// drops are still counted in ReaderStats.Overflow.
 type Reader struct {
 	in     *Instance
 	topic  *salxml.Topic
@@ -78,6 +91,7 @@ type Reader struct {
 	cbWake   chan struct{}
 	cbDone   chan struct{}
 	warned   int
+	consumed bool // Next or TryNext called, or a callback set: queue warnings are logged
 	closed   bool
 	closedCh bool
 	stats    ReaderStats
@@ -244,6 +258,7 @@ func sameMap(a, b map[string]any) bool {
 func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
 	for {
 		r.mu.Lock()
+		r.consumed = true
 		switch {
 		case r.cb != nil:
 			r.mu.Unlock()
@@ -277,6 +292,7 @@ func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
 func (r *Reader) TryNext() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.consumed = true
 	if r.n == 0 || r.cb != nil {
 		return nil
 	}
@@ -312,6 +328,9 @@ func (r *Reader) SetCallback(fn func(map[string]any)) {
 	}
 	old := r.cb
 	r.cb = fn
+	if fn != nil {
+		r.consumed = true
+	}
 	if fn != nil && old == nil {
 		r.cbWake = make(chan struct{}, 1)
 		r.cbDone = make(chan struct{})
@@ -404,7 +423,9 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 	if r.n == len(r.q) {
 		r.popLocked()
 		r.stats.Overflow++
-		r.in.rl.Log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+		if r.consumed {
+			r.in.rl.Log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+		}
 	}
 	if r.inline != nil {
 		r.setLatestLocked(rec)
@@ -442,7 +463,8 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 }
 
 // checkFillLocked warns when the queue crosses min(10, max(5, len/10)),
-// len/2 (if len >= 20) and 9*len/10, as the reference does.
+// len/2 (if len >= 20) and 9*len/10, as the reference does, for a
+// consumed reader.
 func (r *Reader) checkFillLocked() {
 	l := len(r.q)
 	levels := []int{min(10, max(5, l/10))}
@@ -456,7 +478,7 @@ func (r *Reader) checkFillLocked() {
 			lvl = i + 1
 		}
 	}
-	if lvl > r.warned {
+	if lvl > r.warned && r.consumed {
 		r.in.rl.Log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
 	}
 	r.warned = lvl

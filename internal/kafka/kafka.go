@@ -34,6 +34,11 @@ type Config struct {
 	Idempotent bool
 	ClientID   string
 	Logger     *slog.Logger
+	// Limit, when set, logs the client's warnings and errors instead of
+	// Logger, with the message as the kind (a ratelog.Limiter's Log): a
+	// broker that stays away is then reported once per interval, not at
+	// every reconnect attempt. Debug and info records go to Logger.
+	Limit func(level slog.Level, kind, msg string, args ...any) bool
 	// FetchMaxWait bounds a fetch long-poll; default 200 ms.
 	FetchMaxWait time.Duration
 	// Hooks are franz-go hooks (kgo.Hook values) for the client.
@@ -102,7 +107,7 @@ func (c Config) opts() ([]kgo.Opt, error) {
 		opts = append(opts, kgo.SASL(mech))
 	}
 	if c.Logger != nil {
-		opts = append(opts, kgo.WithLogger(&logger{l: c.Logger}))
+		opts = append(opts, kgo.WithLogger(&logger{l: c.Logger, limit: c.Limit}))
 	}
 	return opts, nil
 }
@@ -477,7 +482,10 @@ func (c *Consumer) Ping(ctx context.Context) error { return ping(ctx, c.cl) }
 // Close stops the consumer; a blocked Poll returns ErrClosed.
 func (c *Consumer) Close() { c.cl.Close() }
 
-type logger struct{ l *slog.Logger }
+type logger struct {
+	l     *slog.Logger
+	limit func(level slog.Level, kind, msg string, args ...any) bool
+}
 
 func (l *logger) Level() kgo.LogLevel {
 	ctx := context.Background()
@@ -503,6 +511,10 @@ func (l *logger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 		lv = slog.LevelInfo
 	default:
 		lv = slog.LevelDebug
+	}
+	if l.limit != nil && lv >= slog.LevelWarn {
+		l.limit(lv, "kafka:"+msg, "kafka: "+msg, keyvals...)
+		return
 	}
 	l.l.Log(context.Background(), lv, "kafka: "+msg, keyvals...)
 }

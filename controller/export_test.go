@@ -1,0 +1,9 @@
+package controller
+
+import "time"
+
+// SetLogClock makes c's rate-limited log use interval and clock (nil:
+// time.Now), so that tests decide when an interval has passed.
+func SetLogClock(c *Controller, interval time.Duration, clock func() time.Time) {
+	c.rl.SetClock(interval, clock)
+}

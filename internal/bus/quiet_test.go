@@ -1,0 +1,138 @@
+package bus_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/embedded"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// TestReader_QueueWarningsOnlyWhenConsumed: a reader nobody takes records
+// from (only Get) fills and overflows its queue silently, the drops
+// counted; the same flood on a reader the application consumed with
+// Next, TryNext or a callback logs the fill warning and the overflow.
+func TestReader_QueueWarningsOnlyWhenConsumed(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		consume func(r *bus.Reader, release <-chan struct{})
+		warns   bool
+	}{
+		{"Get only", func(r *bus.Reader, release <-chan struct{}) { r.Get() }, false},
+		{"TryNext", func(r *bus.Reader, release <-chan struct{}) { r.TryNext() }, true},
+		{"Next", func(r *bus.Reader, release <-chan struct{}) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // Next returns at once: nothing is queued yet
+			r.Next(ctx)
+		}, true},
+		{"a callback", func(r *bus.Reader, release <-chan struct{}) {
+			// The callback holds the first record until the test releases it.
+			r.SetCallback(func(map[string]any) { <-release })
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			logs := newLogCapture()
+			d := newDomainLogging(t, logs)
+			comp := example(t, d)
+			ctx := ctxT(t)
+			tp := comp.Telemetry("scalars")
+			in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 10}, tp)
+			r := rs[0]
+			release := make(chan struct{})
+			c.consume(r, release)
+			_, w := startWriter(t, d, comp, 1, tp)
+			for i := range 25 {
+				if _, err := w.Write(ctx, map[string]any{"int0": int32(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, ctx, "25 records delivered", func() bool { return r.Stats().Delivered == 25 })
+			if s := r.Stats(); s.Overflow == 0 {
+				t.Errorf("no overflow counted: %+v", s)
+			}
+			close(release)
+			in.Close() // no more records: the log is complete
+			var fill, full int
+			for _, l := range logs.lines(func(l logLine) bool { return l.level >= slog.LevelWarn }) {
+				switch {
+				case strings.Contains(l.msg, "queue filling up"):
+					fill++
+				case strings.Contains(l.msg, "queue is full"):
+					full++
+				default:
+					t.Errorf("unexpected: %s %s %v", l.level, l.msg, l.attrs)
+				}
+			}
+			if c.warns && (fill == 0 || full == 0) {
+				t.Errorf("consumed with %s: %d fill and %d overflow warnings, want both", c.name, fill, full)
+			}
+			if !c.warns && fill+full > 0 {
+				t.Errorf("read with Get only: %d fill and %d overflow warnings, want none", fill, full)
+			}
+		})
+	}
+}
+
+// debugCapture counts, at every level, the records whose message holds
+// one of two texts.
+type debugCapture struct {
+	mu       sync.Mutex
+	attempts int // "opening connection to broker" (debug)
+	warnings int // "unable to open connection to broker" (warn)
+}
+
+func (h *debugCapture) Enabled(context.Context, slog.Level) bool { return true }
+func (h *debugCapture) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *debugCapture) WithGroup(string) slog.Handler            { return h }
+func (h *debugCapture) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case strings.Contains(r.Message, "unable to open connection to broker"):
+		h.warnings++
+	case strings.Contains(r.Message, "opening connection to broker"):
+		h.attempts++
+	}
+	return nil
+}
+
+func (h *debugCapture) counts() (attempts, warnings int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.attempts, h.warnings
+}
+
+// TestDomain_BrokerAwayLogsOnce: when the broker goes away, the Domain's
+// producer and the instance's consumer try to reconnect again and again,
+// but the broker's absence is warned of once per interval: the Domain's
+// Kafka clients share one limit.
+func TestDomain_BrokerAwayLogsOnce(t *testing.T) {
+	cluster, err := embedded.Start(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	h := &debugCapture{}
+	d, err := bus.NewDomain(ctxT(t), bus.Config{
+		Brokers: cluster.Brokers(), RegistryURL: cluster.RegistryURL(), Subname: "away", Embedded: true,
+		Definitions: salxml.Embedded(), Logger: slog.New(h),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	bus.SetDomainLogClock(d, time.Hour, nil) // one interval for the whole test
+	comp := example(t, d)
+	startInstance(t, d, comp, 1, bus.ReaderOptions{}, comp.Telemetry("scalars"))
+	cluster.Close()
+	ctx := ctxT(t)
+	waitFor(t, ctx, "5 reconnect attempts", func() bool { a, _ := h.counts(); return a >= 5 })
+	if a, w := h.counts(); w > 1 {
+		t.Errorf("%d reconnect attempts logged %d warnings, want at most 1", a, w)
+	}
+}
