@@ -49,10 +49,17 @@ type TimeoutError struct {
 	Command string
 	Last    *topics.Ack
 	Err     error // the ctx error, when the ctx ended the wait
+	// Hint, when not empty, is why no ack may have come: no heartbeat of
+	// the instance seen, or only an old one (see Remote.HeartbeatAge).
+	Hint string
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("remote: %s command %s: no final acknowledgement in time; last: %s", e.Remote, e.Command, e.Last)
+	s := fmt.Sprintf("remote: %s command %s: no final acknowledgement in time; last: %s", e.Remote, e.Command, e.Last)
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
 }
 
 // Is matches ErrTimeout.
@@ -142,6 +149,7 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	r.pending[seq] = f
 	r.mu.Unlock()
 	f.arm()
+	r.watchHeartbeat(f)
 	var err error
 	if sync {
 		_, err = bus.WriteSeq(ctx, w, rec, seq)
@@ -172,15 +180,16 @@ type Future struct {
 	start time.Time // set before the Future is published; read-only after
 	done  chan struct{}
 
-	mu       sync.Mutex
-	acks     []*topics.Ack // every ack received, in order
-	read     int           // acks already returned by Next
-	notify   chan struct{} // closed and replaced when an ack arrives
-	deadline time.Time     // start + timeout + the INPROGRESS extensions
-	timer    *time.Timer
-	last     *topics.Ack
-	final    *topics.Ack
-	err      error
+	mu        sync.Mutex
+	acks      []*topics.Ack // every ack received, in order
+	read      int           // acks already returned by Next
+	notify    chan struct{} // closed and replaced when an ack arrives
+	deadline  time.Time     // start + timeout + the INPROGRESS extensions
+	timer     *time.Timer
+	hintTimer *time.Timer // see Remote.watchHeartbeat
+	last      *topics.Ack
+	final     *topics.Ack
+	err       error
 }
 
 func newFuture(r *Remote, name string, seq int32, timeout time.Duration) *Future {
@@ -272,7 +281,7 @@ func (f *Future) expire() {
 		return
 	}
 	last := f.lastOrNoAck()
-	f.endLocked(last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last}, "timeout")
+	f.endLocked(last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last, Hint: f.r.heartbeatHint()}, "timeout")
 }
 
 // fail ends the command with the error of its write.
@@ -299,6 +308,9 @@ func (f *Future) endLocked(a *topics.Ack, err error, outcome string) {
 	f.final, f.err = a, err
 	if f.timer != nil {
 		f.timer.Stop()
+	}
+	if f.hintTimer != nil {
+		f.hintTimer.Stop()
 	}
 	f.r.forget(f)
 	close(f.done)
@@ -364,7 +376,7 @@ func (f *Future) interrupted(ctx context.Context) (*topics.Ack, error) {
 	}
 	f.mu.Unlock()
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last, Err: ctx.Err()}
+		return last, &TimeoutError{Remote: f.r.Name(), Command: f.name, Last: last, Err: ctx.Err(), Hint: f.r.heartbeatHint()}
 	}
 	return last, fmt.Errorf("remote: %s command %s: %w", f.r.Name(), f.name, ctx.Err())
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -72,6 +73,7 @@ type Remote struct {
 	tels  map[string]*topics.Reader
 	cmds  map[string]*topics.Writer
 	ack   *topics.Reader
+	rl    *ratelog.Limiter // the no-heartbeat hint (heartbeat.go)
 
 	mu      sync.Mutex
 	seq     *bus.SeqNums
@@ -105,6 +107,7 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Remote, err
 		in: in, comp: comp, index: index,
 		evts: map[string]*topics.Reader{}, tels: map[string]*topics.Reader{}, cmds: map[string]*topics.Writer{},
 		pending: map[int32]*Future{},
+		rl:      ratelog.New(d.Logger(), topics.LogInterval),
 	}
 	if err := r.build(cfg); err != nil {
 		in.Close()

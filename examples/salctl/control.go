@@ -129,9 +129,13 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
-// readsLittle makes a Remote that reads only summaryState (or, for a
-// component without it, its first event): commands need no readers.
+// readsLittle makes a Remote that reads only summaryState and heartbeat
+// (so that it can say when no CSC is running), or, for a component
+// without them, its first event: commands need no readers.
 func readsLittle(c *salxml.Component) remote.Option {
+	if c.Event("summaryState") != nil && c.Event("heartbeat") != nil {
+		return remote.Include("summaryState", "heartbeat")
+	}
 	if c.Event("summaryState") != nil {
 		return remote.Include("summaryState")
 	}
@@ -213,7 +217,11 @@ func cmdCommand(e *env, args []string) error {
 		case errors.As(err, &ae):
 			return fmt.Errorf("%s %s: %s", r.Name(), name, ae.Ack.Code)
 		case errors.As(err, &te):
-			return fmt.Errorf("%s %s: no final acknowledgement within %s (is the CSC running on this bus?)", r.Name(), name, *timeout)
+			hint := te.Hint
+			if hint == "" {
+				hint = "is the CSC running on this bus?"
+			}
+			return fmt.Errorf("%s %s: no final acknowledgement within %s (%s)", r.Name(), name, *timeout, hint)
 		case err != nil:
 			return err
 		case ack.Code.Final():
