@@ -143,6 +143,7 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 	if err != nil {
 		return nil, err
 	}
+	d.SetDefaultIdentity(c.Identity()) // as ts_salobj: the CSC's own Remotes command as the CSC
 	for _, n := range []string{"start", "enable", "disable", "standby", "exitControl"} {
 		if c.comp.Command(n) == nil {
 			c.Close()

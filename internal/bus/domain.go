@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/user"
 	"strings"
 	"sync"
 	"time"
@@ -28,12 +27,13 @@ type Domain struct {
 	reg    *registry.Client
 	log    *slog.Logger
 	origin int
-	// UserHost is user@host, the default identity of Remotes.
+	// userHost is user@fqdn, as ts_salobj's Domain.user_host.
 	userHost string
 
 	detach func()
 
 	mu        sync.Mutex
+	identity  string // the default identity (see DefaultIdentity)
 	closed    bool
 	ensured   map[string]bool
 	instances map[*Instance]struct{}
@@ -59,6 +59,7 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 		log:       cfg.Logger,
 		origin:    os.Getpid(),
 		userHost:  userHost(),
+		identity:  userHost(),
 		ensured:   map[string]bool{},
 		instances: map[*Instance]struct{}{},
 	}
@@ -82,18 +83,6 @@ func NewDomain(ctx context.Context, cfg Config) (*Domain, error) {
 	return d, nil
 }
 
-func userHost() string {
-	name := "unknown"
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return name + "@" + host
-}
-
 // Config returns the configuration in force (defaults filled).
 func (d *Domain) Config() Config { return d.cfg }
 
@@ -103,8 +92,27 @@ func (d *Domain) Definitions() *salxml.Definitions { return d.cfg.Definitions }
 // Origin is the process id written as private_origin.
 func (d *Domain) Origin() int { return d.origin }
 
-// UserHost is user@host, the default identity.
+// UserHost is user@fqdn, as ts_salobj's Domain.user_host: the user as
+// Python's getpass.getuser() finds it, the host as socket.getfqdn().
 func (d *Domain) UserHost() string { return d.userHost }
+
+// DefaultIdentity is the private_identity of Instances made without one
+// (Remotes without an Identity option), as ts_salobj's
+// Domain.default_identity: UserHost until SetDefaultIdentity.
+func (d *Domain) DefaultIdentity() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.identity
+}
+
+// SetDefaultIdentity sets DefaultIdentity for the Instances made from now
+// on. A CSC sets it to its own Name[:index], as ts_salobj's Controller
+// does, so that the Remotes a CSC makes on its Domain command as the CSC.
+func (d *Domain) SetDefaultIdentity(id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.identity = id
+}
 
 // Logger returns the Domain's logger.
 func (d *Domain) Logger() *slog.Logger { return d.log }

@@ -12,3 +12,6 @@ func SetLogClock(in *Instance, interval time.Duration, clock func() time.Time) {
 func SetDomainLogClock(d *Domain, interval time.Duration, clock func() time.Time) {
 	d.cfg.rl.SetClock(interval, clock)
 }
+
+// FQDN is fqdn: socket.getfqdn with the lookups and hosts file given.
+var FQDN = fqdn

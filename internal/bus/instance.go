@@ -59,14 +59,14 @@ type Instance struct {
 
 // NewInstance makes an instance of the named component with the given SAL
 // index (0 for non-indexed components; for indexed ones 0 reads every
-// index) and identity (private_identity of what it writes; "" means
-// user@host).
+// index) and identity (private_identity of what it writes; "" means the
+// Domain's DefaultIdentity).
 func (d *Domain) NewInstance(comp *salxml.Component, index int, identity string) (*Instance, error) {
 	if err := comp.CheckIndex(index); err != nil {
 		return nil, err
 	}
 	if identity == "" {
-		identity = d.userHost
+		identity = d.DefaultIdentity()
 	}
 	in := &Instance{
 		d: d, comp: comp, index: index, identity: identity,
