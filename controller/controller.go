@@ -108,6 +108,9 @@ type Stats struct {
 	Duplicates uint64 // dropped: the same command (origin, identity, seqNum) seen again
 	AckErrors  uint64 // acks that could not be written
 	InProgress uint64
+	// LongStrings counts commands handled although strings in them are
+	// longer than their IDL_Size, as ts_salobj handles them.
+	LongStrings uint64
 }
 
 // Controller is the server side of one component instance.
@@ -138,7 +141,7 @@ type Controller struct {
 	finished chan struct{} // closed when Close has finished
 
 	stats struct {
-		received, completed, failed, rejected, duplicates, ackErrors, inProgress atomic.Uint64
+		received, completed, failed, rejected, duplicates, ackErrors, inProgress, longStrings atomic.Uint64
 	}
 }
 
@@ -253,6 +256,7 @@ func (c *Controller) Stats() Stats {
 		Received: c.stats.received.Load(), Completed: c.stats.completed.Load(), Failed: c.stats.failed.Load(),
 		Rejected: c.stats.rejected.Load(), Duplicates: c.stats.duplicates.Load(),
 		AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
+		LongStrings: c.stats.longStrings.Load(),
 	}
 }
 
@@ -324,7 +328,7 @@ func (c *Controller) receive(name string, rec map[string]any) {
 		c.rl.Log(slog.LevelWarn, "dup:"+name, "controller: duplicate command dropped", "controller", c.Name(), "command", name, "seqNum", cmd.SeqNum, "identity", cmd.Identity, "origin", cmd.Origin)
 		return
 	}
-	if rep := validate.For(c.comp.Command(name)).Check(rec); !rep.OK() {
+	if rep := validate.For(c.comp.Command(name)).Check(rec); !c.admit(cmd, rep) {
 		c.stats.rejected.Add(1)
 		c.final(cmd, topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: invalid command data: " + rep.String()})
 		return
