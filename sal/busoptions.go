@@ -10,3 +10,12 @@ import "time"
 func WithRegistryTimeout(d time.Duration) Option {
 	return optFunc(func(s *settings) { s.cfg.RegistryTimeout = d })
 }
+
+// WithUnboundedStrings lets the bus's writers (commands of Remotes, events
+// and telemetry of Controllers and CSCs) send strings longer than their
+// IDL_Size, as ts_salobj does, overriding LSST_UNBOUNDED_STRINGS (default
+// false: Write refuses them with validate.ErrStringLength). Use it for a
+// Remote that talks to Python CSCs, which accept such strings.
+func WithUnboundedStrings() Option {
+	return optFunc(func(s *settings) { s.cfg.UnboundedStrings = true })
+}

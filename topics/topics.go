@@ -85,28 +85,30 @@ const (
 
 // Environment variables read by ConfigFromEnv, and defaults.
 const (
-	EnvBroker          = bus.EnvBroker
-	EnvRegistry        = bus.EnvRegistry
-	EnvSubname         = bus.EnvSubname
-	EnvReplication     = bus.EnvReplication
-	EnvAcks            = bus.EnvAcks
-	EnvUser            = bus.EnvUser
-	EnvPassword        = bus.EnvPassword
-	EnvProtocol        = bus.EnvProtocol
-	EnvMechanism       = bus.EnvMechanism
-	EnvMaxHistoryRead  = bus.EnvMaxHistoryRead
-	EnvTLSCA           = bus.EnvTLSCA
-	EnvTLSCert         = bus.EnvTLSCert
-	EnvTLSKey          = bus.EnvTLSKey
-	EnvIdempotent      = bus.EnvIdempotent
-	EnvHistoryConfig   = bus.EnvHistoryConfig
-	EnvClientConfig    = bus.EnvClientConfig
-	EnvProducerConfig  = bus.EnvProducerConfig
-	EnvConsumerConfig  = bus.EnvConsumerConfig
-	DefaultSubname     = bus.DefaultSubname
-	DefaultMaxHistory  = bus.DefaultMaxHistory
-	DefaultQueueLen    = bus.DefaultQueueLen
-	DefaultRegistryURL = bus.DefaultRegistryURL
+	EnvBroker         = bus.EnvBroker
+	EnvRegistry       = bus.EnvRegistry
+	EnvSubname        = bus.EnvSubname
+	EnvReplication    = bus.EnvReplication
+	EnvAcks           = bus.EnvAcks
+	EnvUser           = bus.EnvUser
+	EnvPassword       = bus.EnvPassword
+	EnvProtocol       = bus.EnvProtocol
+	EnvMechanism      = bus.EnvMechanism
+	EnvMaxHistoryRead = bus.EnvMaxHistoryRead
+	EnvTLSCA          = bus.EnvTLSCA
+	EnvTLSCert        = bus.EnvTLSCert
+	EnvTLSKey         = bus.EnvTLSKey
+	EnvIdempotent     = bus.EnvIdempotent
+	EnvHistoryConfig  = bus.EnvHistoryConfig
+	EnvClientConfig   = bus.EnvClientConfig
+	EnvProducerConfig = bus.EnvProducerConfig
+	EnvConsumerConfig = bus.EnvConsumerConfig
+	// EnvUnboundedStrings sets Config.UnboundedStrings (our addition).
+	EnvUnboundedStrings = bus.EnvUnboundedStrings
+	DefaultSubname      = bus.DefaultSubname
+	DefaultMaxHistory   = bus.DefaultMaxHistory
+	DefaultQueueLen     = bus.DefaultQueueLen
+	DefaultRegistryURL  = bus.DefaultRegistryURL
 	// DefaultRegistryTimeout bounds each schema registry request (Config.RegistryTimeout).
 	DefaultRegistryTimeout = bus.DefaultRegistryTimeout
 	// DefaultConnectTimeout bounds NewDomain's broker check when ctx has no deadline.

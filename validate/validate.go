@@ -15,7 +15,8 @@ import (
 type Option interface{ apply(*config) }
 
 type config struct {
-	strict bool
+	strict    bool
+	unbounded bool
 }
 
 type optionFunc func(*config)
@@ -34,6 +35,12 @@ func configOf(opts []Option) config {
 // overriding the default of filling the missing field with its default
 // value.
 func Strict() Option { return optionFunc(func(c *config) { c.strict = true }) }
+
+// Unbounded drops the bound of every string (its IDL_Size, xml.Field's
+// MaxLen): ts_salobj does not bound strings over Kafka, so this is what a
+// Python peer sends and reads. Every other rule holds, valid UTF-8 among
+// them.
+func Unbounded() Option { return optionFunc(func(c *config) { c.unbounded = true }) }
 
 // arrayCode is added to the kind of an array field's code.
 const arrayCode = 16
@@ -100,6 +107,9 @@ func compile(t *xml.Topic, c config) *Validator {
 			nullable:  xf.Nullable,
 			noDefault: xf.NoDefault,
 			def:       zeroOf(k),
+		}
+		if c.unbounded {
+			f.maxLen = 0
 		}
 		f.code, f.bound = k, math.MaxInt
 		if f.array {

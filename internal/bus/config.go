@@ -12,6 +12,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/kafka"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/registry"
+	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -19,24 +20,27 @@ import (
 // plus LSST_KAFKA_TLS_* for TLS files (ts_salobj takes those from its
 // librdkafka YAML configuration instead).
 const (
-	EnvBroker          = "LSST_KAFKA_BROKER_ADDR"
-	EnvRegistry        = "LSST_SCHEMA_REGISTRY_URL"
-	EnvSubname         = "LSST_TOPIC_SUBNAME"
-	EnvReplication     = "LSST_KAFKA_REPLICATION_FACTOR"
-	EnvAcks            = "LSST_KAFKA_PRODUCER_WAIT_ACKS"
-	EnvUser            = "LSST_KAFKA_SECURITY_USERNAME"
-	EnvPassword        = "LSST_KAFKA_SECURITY_PASSWORD"
-	EnvProtocol        = "LSST_KAFKA_SECURITY_PROTOCOL"
-	EnvMechanism       = "LSST_KAFKA_SECURITY_MECHANISM"
-	EnvMaxHistoryRead  = "LSST_MAX_HISTORY_READ"
-	EnvTLSCA           = "LSST_KAFKA_TLS_CA_FILE"
-	EnvTLSCert         = "LSST_KAFKA_TLS_CERT_FILE"
-	EnvTLSKey          = "LSST_KAFKA_TLS_KEY_FILE"
-	EnvIdempotent      = "LSST_KAFKA_PRODUCER_IDEMPOTENT"
-	DefaultSubname     = "sal"
-	DefaultMaxHistory  = 500
-	DefaultQueueLen    = 100
-	DefaultRegistryURL = "http://schema-registry:8081"
+	EnvBroker         = "LSST_KAFKA_BROKER_ADDR"
+	EnvRegistry       = "LSST_SCHEMA_REGISTRY_URL"
+	EnvSubname        = "LSST_TOPIC_SUBNAME"
+	EnvReplication    = "LSST_KAFKA_REPLICATION_FACTOR"
+	EnvAcks           = "LSST_KAFKA_PRODUCER_WAIT_ACKS"
+	EnvUser           = "LSST_KAFKA_SECURITY_USERNAME"
+	EnvPassword       = "LSST_KAFKA_SECURITY_PASSWORD"
+	EnvProtocol       = "LSST_KAFKA_SECURITY_PROTOCOL"
+	EnvMechanism      = "LSST_KAFKA_SECURITY_MECHANISM"
+	EnvMaxHistoryRead = "LSST_MAX_HISTORY_READ"
+	EnvTLSCA          = "LSST_KAFKA_TLS_CA_FILE"
+	EnvTLSCert        = "LSST_KAFKA_TLS_CERT_FILE"
+	EnvTLSKey         = "LSST_KAFKA_TLS_KEY_FILE"
+	EnvIdempotent     = "LSST_KAFKA_PRODUCER_IDEMPOTENT"
+	// EnvUnboundedStrings (our addition: ts_salobj has no bounds to lift)
+	// sets Config.UnboundedStrings.
+	EnvUnboundedStrings = "LSST_UNBOUNDED_STRINGS"
+	DefaultSubname      = "sal"
+	DefaultMaxHistory   = 500
+	DefaultQueueLen     = 100
+	DefaultRegistryURL  = "http://schema-registry:8081"
 	// DefaultRegistryTimeout bounds each schema registry request.
 	DefaultRegistryTimeout = registry.DefaultTimeout
 )
@@ -66,6 +70,14 @@ type Config struct {
 	Acks string
 	// Idempotent turns on the idempotent producer (needs Acks "all").
 	Idempotent bool
+	// UnboundedStrings lets writers send strings longer than their
+	// IDL_Size (LSST_UNBOUNDED_STRINGS=true), as ts_salobj does: it does
+	// not bound strings over Kafka, so a Remote commanding Python CSCs can
+	// then send what a Python Remote can. By default Write refuses them
+	// (validate.ErrStringLength), the bound being part of the interface.
+	// Readers deliver such records either way, counting them in
+	// ReaderStats.Violations.
+	UnboundedStrings bool
 	// Protocol is PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.
 	Protocol string
 	// Mechanism is the SASL mechanism (default SCRAM-SHA-512 with SASL).
@@ -228,6 +240,14 @@ func (c *Config) kafka() kafka.Config {
 		k.Limit = c.rl.Log
 	}
 	return k
+}
+
+// writeRules are the validate options of writers.
+func (c *Config) writeRules() []validate.Option {
+	if c.UnboundedStrings {
+		return []validate.Option{validate.Unbounded()}
+	}
+	return nil
 }
 
 // kafkaFor is kafka() with the Metrics' hooks for a client with the given

@@ -92,6 +92,15 @@ func configFrom(lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.Idempotent = b
 	}
+	if v, ok, err = e.get(EnvUnboundedStrings); err != nil {
+		return c, err
+	} else if ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return c, fmt.Errorf("topics: %w: %s=%q is not a boolean (want true or false)", ErrConfig, EnvUnboundedStrings, v)
+		}
+		c.UnboundedStrings = b
+	}
 	if v, ok, err = e.get(EnvMaxHistoryRead); err != nil {
 		return c, err
 	} else if ok {

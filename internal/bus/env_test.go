@@ -14,7 +14,7 @@ import (
 var envVars = []string{bus.EnvBroker, bus.EnvRegistry, bus.EnvSubname, bus.EnvReplication,
 	bus.EnvAcks, bus.EnvUser, bus.EnvPassword, bus.EnvProtocol, bus.EnvMechanism,
 	bus.EnvMaxHistoryRead, bus.EnvTLSCA, bus.EnvTLSCert, bus.EnvTLSKey, bus.EnvIdempotent,
-	bus.EnvHistoryConfig, bus.EnvClientConfig, bus.EnvProducerConfig, bus.EnvConsumerConfig}
+	bus.EnvHistoryConfig, bus.EnvClientConfig, bus.EnvProducerConfig, bus.EnvConsumerConfig, bus.EnvUnboundedStrings}
 
 // unsetEnv unsets every variable ConfigFromEnv reads, for this test (an
 // empty value is not the same as an unset variable).
@@ -88,6 +88,8 @@ func TestConfigFromEnv_Errors(t *testing.T) {
 			`topics: bad configuration: LSST_KAFKA_PRODUCER_IDEMPOTENT=true needs LSST_KAFKA_PRODUCER_WAIT_ACKS=all (it is 1)`},
 		{"idempotent with acks unset", map[string]string{bus.EnvIdempotent: "true"},
 			`topics: bad configuration: LSST_KAFKA_PRODUCER_IDEMPOTENT=true needs LSST_KAFKA_PRODUCER_WAIT_ACKS=all (it is 1)`},
+		{"unbounded strings", map[string]string{bus.EnvUnboundedStrings: "maybe"},
+			`topics: bad configuration: LSST_UNBOUNDED_STRINGS="maybe" is not a boolean (want true or false)`},
 		{"history empty", map[string]string{bus.EnvMaxHistoryRead: ""},
 			`topics: bad configuration: LSST_MAX_HISTORY_READ is set but empty (unset it for the default)`},
 		{"history negative", map[string]string{bus.EnvMaxHistoryRead: "-1"},
@@ -167,6 +169,7 @@ func TestConfigFromEnv_Accepted(t *testing.T) {
 		{"acks -1", map[string]string{bus.EnvAcks: "-1"}, func(c bus.Config) bool { return c.Acks == "all" }},
 		{"acks ALL", map[string]string{bus.EnvAcks: "ALL"}, func(c bus.Config) bool { return c.Acks == "all" }},
 		{"acks 0", map[string]string{bus.EnvAcks: "0"}, func(c bus.Config) bool { return c.Acks == "0" }},
+		{"unbounded strings", map[string]string{bus.EnvUnboundedStrings: "true"}, func(c bus.Config) bool { return c.UnboundedStrings }},
 		{"idempotent", map[string]string{bus.EnvIdempotent: "true", bus.EnvAcks: "all"}, func(c bus.Config) bool { return c.Idempotent }},
 		{"protocol in lower case", map[string]string{bus.EnvUser: "u", bus.EnvPassword: "p", bus.EnvProtocol: "sasl_ssl"}, func(c bus.Config) bool { return c.Protocol == "SASL_SSL" }},
 		{"SSL without credentials", map[string]string{bus.EnvProtocol: "SSL"}, func(c bus.Config) bool { return c.Protocol == "SSL" }},

@@ -71,7 +71,7 @@ func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
 		in:     in,
 		topic:  t,
 		kname:  t.KafkaName(in.d.cfg.Subname),
-		val:    validate.For(t),
+		val:    validate.For(t, in.d.cfg.writeRules()...),
 		codec:  c,
 		boxRev: t.RevCode(),
 		hasIdx: t.Indexed,
