@@ -22,7 +22,13 @@ import (
 func registerForeign(t *testing.T, b *sal.Bus, subject, schema string) int32 {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"schema": schema})
-	resp, err := http.Post(b.Config().RegistryURL+"/subjects/"+url.PathEscape(subject)+"/versions", "application/vnd.schemaregistry.v1+json", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, b.Config().RegistryURL+"/subjects/"+url.PathEscape(subject)+"/versions", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Close = true // no connection kept alive after the test (goleak)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

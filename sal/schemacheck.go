@@ -72,6 +72,7 @@ func CheckSchemasAt(ctx context.Context, registryURL, subname string, defs *salx
 	if err != nil {
 		return nil, err
 	}
+	defer reg.Close()
 	return checkSchemas(ctx, reg, subname, defs, components...)
 }
 

@@ -143,6 +143,7 @@ func (d *Domain) Close() error {
 	defer cancel()
 	err := d.prod.Flush(ctx)
 	d.prod.Close()
+	d.reg.Close()
 	if d.detach != nil {
 		d.detach()
 	}

@@ -80,6 +80,7 @@ func setCompatibility(t testing.TB, registryURL, subject, level string) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Close = true // no connection kept alive after the test (goleak)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("set compatibility of %s: %v", subject, err)
@@ -102,6 +103,7 @@ func registerSchema(t testing.TB, registryURL, subject, schema string) int32 {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Close = true // no connection kept alive after the test (goleak)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("register %s: %v", subject, err)

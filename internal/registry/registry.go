@@ -37,7 +37,8 @@ func (e *timeoutError) Is(target error) bool {
 // Client talks to one Confluent-compatible registry.
 type Client struct {
 	cl      *sr.Client
-	url     string // without credentials, for messages
+	hc      *http.Client // with a transport of its own, closed by Close
+	url     string       // without credentials, for messages
 	timeout time.Duration
 
 	mu     sync.Mutex
@@ -65,7 +66,8 @@ func New(rawURL string, tlsCfg *tls.Config, timeout time.Duration) (*Client, err
 	}
 	// Each request's ctx carries the timeout (see bound); the HTTP
 	// client's own, a little longer, is only a backstop.
-	opts := []sr.ClientOpt{sr.UserAgent("salgo"), sr.HTTPClient(&http.Client{Timeout: timeout + time.Second})}
+	hc := &http.Client{Timeout: timeout + time.Second, Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	opts := []sr.ClientOpt{sr.UserAgent("salgo"), sr.HTTPClient(hc)}
 	if u.User != nil {
 		pass, _ := u.User.Password()
 		opts = append(opts, sr.BasicAuth(u.User.Username(), pass))
@@ -80,8 +82,13 @@ func New(rawURL string, tlsCfg *tls.Config, timeout time.Duration) (*Client, err
 	if err != nil {
 		return nil, fmt.Errorf("registry: %w: %v", ErrBadURL, err)
 	}
-	return &Client{cl: cl, url: clean, timeout: timeout, ids: map[string]int{}, byID: map[int]string{}, flight: map[int]chan struct{}{}}, nil
+	return &Client{cl: cl, hc: hc, url: clean, timeout: timeout, ids: map[string]int{}, byID: map[int]string{}, flight: map[int]chan struct{}{}}, nil
 }
+
+// Close closes the client's idle connections to the registry (kept
+// alive between requests; each holds two goroutines). A request after
+// Close opens a new connection.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 // Timeout returns the limit of each request.
 func (c *Client) Timeout() time.Duration { return c.timeout }

@@ -183,6 +183,7 @@ func (p *Peer) schemaID(tp *salxml.Topic) int32 {
 		p.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	req.Close = true // no connection kept alive after the test (goleak)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		p.t.Fatalf("register %s: %v", tp, err)
