@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // State is a CSC summary state, with the reference's values.
@@ -58,48 +59,28 @@ type Hooks struct {
 	SummaryState func(ctx context.Context, s State) error
 }
 
-// CSCOption configures a CSC.
-type CSCOption interface{ applyCSC(*cscConfig) }
-
-type cscConfig struct {
-	ctrl           []Option
-	initial        State
-	version        string
-	simulation     int32
-	checkDuplicate bool
-	enabledCmds    []string
-	hooks          Hooks
+// CSCConfig configures a CSC; the zero CSCConfig is the reference's
+// BaseCsc (initial state STANDBY, simulation mode 0, no duplicate check).
+// Applications set it through package sal's options (sal.WithInitialState,
+// sal.WithVersion, ...).
+type CSCConfig struct {
+	// Controller configures the CSC's controller.
+	Controller Config
+	// InitialState is the state the CSC starts in (default STANDBY).
+	InitialState State
+	// Version is the cscVersion of softwareVersions (default "unknown").
+	Version string
+	// SimulationMode is the simulation mode reported (default 0).
+	SimulationMode int32
+	// CheckDuplicate makes Start fail when another instance's heartbeat
+	// is seen.
+	CheckDuplicate bool
+	// EnabledCommands names commands that fail, with the reference's
+	// text, unless the CSC is ENABLED.
+	EnabledCommands []string
+	// Hooks act on the transitions.
+	Hooks Hooks
 }
-
-type cscOptFunc func(*cscConfig)
-
-func (f cscOptFunc) applyCSC(c *cscConfig) { f(c) }
-
-// ControllerOptions passes Controller options to the CSC's controller.
-func ControllerOptions(opts ...Option) CSCOption {
-	return cscOptFunc(func(c *cscConfig) { c.ctrl = append(c.ctrl, opts...) })
-}
-
-// InitialState sets the state the CSC starts in, overriding STANDBY.
-func InitialState(s State) CSCOption { return cscOptFunc(func(c *cscConfig) { c.initial = s }) }
-
-// Version sets the cscVersion of softwareVersions.
-func Version(v string) CSCOption { return cscOptFunc(func(c *cscConfig) { c.version = v }) }
-
-// SimulationMode sets the simulation mode reported.
-func SimulationMode(m int32) CSCOption { return cscOptFunc(func(c *cscConfig) { c.simulation = m }) }
-
-// CheckDuplicate makes Start fail when another instance's heartbeat is seen.
-func CheckDuplicate() CSCOption { return cscOptFunc(func(c *cscConfig) { c.checkDuplicate = true }) }
-
-// EnabledCommands makes the named commands fail, with the reference's
-// text, unless the CSC is ENABLED.
-func EnabledCommands(names ...string) CSCOption {
-	return cscOptFunc(func(c *cscConfig) { c.enabledCmds = append(c.enabledCmds, names...) })
-}
-
-// WithHooks sets the transition hooks.
-func WithHooks(h Hooks) CSCOption { return cscOptFunc(func(c *cscConfig) { c.hooks = h }) }
 
 // ErrDuplicate is returned by Start when another instance is running.
 var ErrDuplicate = errors.New("controller: another instance of this CSC is running")
@@ -107,10 +88,11 @@ var ErrDuplicate = errors.New("controller: another instance of this CSC is runni
 // CSC is a Controller with the summary state machine of ts_salobj's
 // BaseCsc: start, enable, disable, standby and exitControl (and fault),
 // the heartbeat, and the summaryState, errorCode, simulationMode,
-// softwareVersions, logLevel and logMessage events.
+// softwareVersions, logLevel and logMessage events. Its generic commands
+// are its own: code acts on them through Hooks, not handlers.
 type CSC struct {
-	*Controller
-	cfg cscConfig
+	c   *Controller
+	cfg CSCConfig
 
 	// trMu serialises the state-changing commands: each runs, from the
 	// check of the current state to the report of the new one, alone.
@@ -127,19 +109,24 @@ type CSC struct {
 	hbWG     sync.WaitGroup
 }
 
+// genericCommands are the commands a CSC handles itself.
+var genericCommands = []string{"start", "enable", "disable", "standby", "exitControl", "setLogLevel"}
+
 // NewCSC makes a CSC of the named component; add handlers for its own
-// commands with Handle (the generic ones are handled), then Start.
-func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, error) {
-	cfg := cscConfig{initial: Standby, version: "unknown"}
-	for _, o := range opts {
-		o.applyCSC(&cfg)
+// commands with Handle (the generic ones are the CSC's), then Start.
+func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, error) {
+	if cfg.InitialState == 0 {
+		cfg.InitialState = Standby
 	}
-	switch cfg.initial {
+	if cfg.Version == "" {
+		cfg.Version = "unknown"
+	}
+	switch cfg.InitialState {
 	case Standby, Disabled, Enabled, Fault, Offline:
 	default:
-		return nil, fmt.Errorf("controller: invalid initial state %d", cfg.initial)
+		return nil, fmt.Errorf("controller: invalid initial state %d", cfg.InitialState)
 	}
-	c, err := New(d, name, index, cfg.ctrl...)
+	c, err := New(d, name, index, cfg.Controller)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +136,15 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 			return nil, fmt.Errorf("controller: %s is not a CSC: it has no %s command", name, n)
 		}
 	}
-	s := &CSC{Controller: c, cfg: cfg, state: cfg.initial, level: new(slog.LevelVar), done: make(chan struct{}), hbStop: make(chan struct{})}
+	for i, n := range cfg.EnabledCommands {
+		t, err := c.comp.Lookup(salxml.Command, n)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("controller: commands that need ENABLED: %w", err)
+		}
+		cfg.EnabledCommands[i] = t.Name()
+	}
+	s := &CSC{c: c, cfg: cfg, state: cfg.InitialState, level: new(slog.LevelVar), done: make(chan struct{}), hbStop: make(chan struct{})}
 	s.logger = slog.New(newLogHandler(s, d.Logger().Handler()))
 	type tr struct {
 		name       string
@@ -157,7 +152,7 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 		to         State
 		begin, end func(context.Context, *Command) error
 	}
-	h := cfg.hooks
+	h := cfg.Hooks
 	for _, t := range []tr{
 		{"start", []State{Standby}, Disabled, h.BeginStart, h.EndStart},
 		{"enable", []State{Disabled}, Enabled, h.BeginEnable, h.EndEnable},
@@ -175,11 +170,22 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 	return s, nil
 }
 
-// Handle sets the handler of one of the CSC's own commands. Commands named
-// in EnabledCommands are refused, with BaseCsc's assert_enabled text
-// (RequireEnabled("")), unless the CSC is ENABLED.
+// Handle sets the handler of one of the CSC's own commands (bare, SAL or
+// attribute name). Commands named in EnabledCommands are refused, with
+// BaseCsc's assert_enabled text (RequireEnabled("")), unless the CSC is
+// ENABLED. The generic commands (start, enable, disable, standby,
+// exitControl, setLogLevel) are the CSC's: a handler for one is an error;
+// act on them with Hooks.
 func (s *CSC) Handle(name string, h Handler) error {
-	if slices.Contains(s.cfg.enabledCmds, name) {
+	t, err := s.c.comp.Lookup(salxml.Command, name)
+	if err != nil {
+		return fmt.Errorf("controller: handler: %w", err)
+	}
+	name = t.Name()
+	if slices.Contains(genericCommands, name) {
+		return fmt.Errorf("controller: %s is a command of the CSC's state machine, not for a handler: act on it with Hooks (e.g. BeginStart, EndStart, Configure, SummaryState)", name)
+	}
+	if h != nil && slices.Contains(s.cfg.EnabledCommands, name) {
 		inner := h
 		h = HandlerFunc(func(ctx context.Context, cmd *Command) error {
 			if err := s.RequireEnabled(""); err != nil {
@@ -188,13 +194,44 @@ func (s *CSC) Handle(name string, h Handler) error {
 			return inner.Handle(ctx, cmd)
 		})
 	}
-	return s.Controller.Handle(name, h)
+	return s.c.Handle(name, h)
 }
 
 // HandleFunc sets a function as the handler of one of the CSC's commands.
 func (s *CSC) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
+	if f == nil {
+		return s.Handle(name, nil)
+	}
 	return s.Handle(name, HandlerFunc(f))
 }
+
+// Name returns "Component" or "Component:index".
+func (s *CSC) Name() string { return s.c.Name() }
+
+// Component returns the component definition.
+func (s *CSC) Component() *salxml.Component { return s.c.comp }
+
+// Index returns the SAL index.
+func (s *CSC) Index() int { return s.c.index }
+
+// Identity returns the private_identity written ("Name[:index]").
+func (s *CSC) Identity() string { return s.c.Identity() }
+
+// Event returns the writer of an event (see Controller.Event).
+func (s *CSC) Event(name string) (*topics.Writer, error) { return s.c.Event(name) }
+
+// MustEvent is Event for names known to be right: it panics with Event's error.
+func (s *CSC) MustEvent(name string) *topics.Writer { return s.c.MustEvent(name) }
+
+// Telemetry returns the writer of a telemetry topic (see Controller.Telemetry).
+func (s *CSC) Telemetry(name string) (*topics.Writer, error) { return s.c.Telemetry(name) }
+
+// MustTelemetry is Telemetry for names known to be right: it panics with
+// Telemetry's error.
+func (s *CSC) MustTelemetry(name string) *topics.Writer { return s.c.MustTelemetry(name) }
+
+// Stats returns the command counters.
+func (s *CSC) Stats() Stats { return s.c.Stats() }
 
 // State returns the summary state.
 func (s *CSC) State() State {
@@ -220,7 +257,7 @@ func (s *CSC) RequireEnabled(action string) error {
 	if st == Fault {
 		var code int32
 		var report string
-		if w := s.Event("errorCode"); w != nil {
+		if w := s.c.event("errorCode"); w != nil {
 			data := w.Data()
 			code, _ = data["errorCode"].(int32)
 			report, _ = data["errorReport"].(string)
@@ -241,20 +278,20 @@ func (s *CSC) Done() <-chan struct{} { return s.done }
 // checks for a duplicate, starts the heartbeat and writes simulationMode,
 // softwareVersions, summaryState and errorCode.
 func (s *CSC) Start(ctx context.Context) error {
-	if s.cfg.checkDuplicate {
+	if s.cfg.CheckDuplicate {
 		if err := s.checkDuplicate(ctx); err != nil {
 			return err
 		}
 	}
-	if err := s.Controller.Start(ctx); err != nil {
+	if err := s.c.Start(ctx); err != nil {
 		return err
 	}
 	s.writeEvent(ctx, "logLevel", map[string]any{"level": int32(20), "subsystem": ""}, true)
 	s.hbWG.Add(1)
 	go s.heartbeat()
-	s.writeEvent(ctx, "simulationMode", map[string]any{"mode": s.cfg.simulation}, true)
-	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": s.in.Domain().Definitions().Version(), "cscVersion": s.cfg.version, "subsystemVersions": ""}, true)
-	if s.Event("configurationsAvailable") != nil {
+	s.writeEvent(ctx, "simulationMode", map[string]any{"mode": s.cfg.SimulationMode}, true)
+	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": s.c.in.Domain().Definitions().Version(), "cscVersion": s.cfg.Version, "subsystemVersions": ""}, true)
+	if s.c.event("configurationsAvailable") != nil {
 		s.writeEvent(ctx, "configurationsAvailable", map[string]any{"overrides": "", "version": "", "url": "", "schemaVersion": ""}, false)
 	}
 	return s.reportState(ctx, true)
@@ -262,14 +299,14 @@ func (s *CSC) Start(ctx context.Context) error {
 
 func (s *CSC) heartbeat() {
 	defer s.hbWG.Done()
-	w := s.Event("heartbeat")
+	w := s.c.event("heartbeat")
 	t := time.NewTicker(HeartbeatInterval)
 	defer t.Stop()
 	for {
 		if w != nil {
-			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.ctx.Err() == nil {
-				s.log.Warn("controller: heartbeat not written", "csc", s.Name(), "err", err)
+			ctx, cancel := context.WithTimeout(s.c.ctx, 5*time.Second)
+			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.c.ctx.Err() == nil {
+				s.c.log.Warn("controller: heartbeat not written", "csc", s.Name(), "err", err)
 			}
 			cancel()
 		}
@@ -282,23 +319,23 @@ func (s *CSC) heartbeat() {
 }
 
 func (s *CSC) writeEvent(ctx context.Context, name string, fields map[string]any, force bool) {
-	w := s.Event(name)
+	w := s.c.event(name)
 	if w == nil {
 		return
 	}
 	if _, err := w.SetWrite(ctx, fields, force); err != nil {
-		s.log.Warn("controller: event not written", "csc", s.Name(), "event", name, "err", err)
+		s.c.log.Warn("controller: event not written", "csc", s.Name(), "event", name, "err", err)
 	}
 }
 
 func (s *CSC) reportState(ctx context.Context, force bool) error {
 	st := s.State()
-	if s.cfg.hooks.SummaryState != nil {
-		if err := s.cfg.hooks.SummaryState(ctx, st); err != nil {
-			s.log.Warn("controller: SummaryState hook failed", "csc", s.Name(), "err", err)
+	if s.cfg.Hooks.SummaryState != nil {
+		if err := s.cfg.Hooks.SummaryState(ctx, st); err != nil {
+			s.c.log.Warn("controller: SummaryState hook failed", "csc", s.Name(), "err", err)
 		}
 	}
-	w := s.Event("summaryState")
+	w := s.c.event("summaryState")
 	if w == nil {
 		return nil
 	}
@@ -331,12 +368,12 @@ func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to Sta
 	}
 	if cmd.Name == "start" {
 		override, _ := cmd.Data["configurationOverride"].(string)
-		if s.cfg.hooks.Configure != nil {
-			if err := s.cfg.hooks.Configure(ctx, override); err != nil {
+		if s.cfg.Hooks.Configure != nil {
+			if err := s.cfg.Hooks.Configure(ctx, override); err != nil {
 				return err
 			}
 		}
-		if s.Event("configurationApplied") != nil {
+		if s.c.event("configurationApplied") != nil {
 			s.writeEvent(ctx, "configurationApplied", map[string]any{"configurations": override, "version": "", "url": "", "schemaVersion": "", "otherInfo": ""}, true)
 		}
 	}
@@ -386,17 +423,17 @@ func (s *CSC) setLogLevel(ctx context.Context, cmd *Command) error {
 // returns once the CSC is closed.
 func (s *CSC) Close() {
 	s.hbOnce.Do(func() { close(s.hbStop) })
-	s.Controller.Close()
+	s.c.Close()
 	s.hbWG.Wait()
 }
 
 func (s *CSC) checkDuplicate(ctx context.Context) error {
-	in, err := s.in.Domain().NewInstance(s.comp, s.index, "")
+	in, err := s.c.in.Domain().NewInstance(s.c.comp, s.c.index, "")
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	hb := s.comp.Event("heartbeat")
+	hb := s.c.comp.Event("heartbeat")
 	if hb == nil {
 		return nil
 	}

@@ -5,35 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 )
 
 // startCSC starts an Example CSC like the reference's TestCsc (see
 // remote's tests): setScalars, setArrays and wait need ENABLED.
-func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+func startCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
 	t.Helper()
-	csc := newCSC(t, d, index, opts...)
+	csc := newCSC(t, d, index, cfg...)
 	if err := csc.Start(testbus.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	return csc
 }
 
-func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+func newCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
 	t.Helper()
-	opts = append([]controller.CSCOption{
-		controller.EnabledCommands("setScalars", "setArrays", "wait"),
-		controller.ControllerOptions(controller.Concurrent("wait")),
-	}, opts...)
-	csc, err := controller.NewCSC(d, "Example", index, opts...)
+	c := controller.CSCConfig{}
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	c.EnabledCommands = []string{"setScalars", "setArrays", "wait"}
+	c.Controller.Concurrent = []string{"wait"}
+	csc, err := controller.NewCSC(d, "Example", index, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOpt
 
 func command(t testing.TB, r *remote.Remote, name string, params map[string]any) *topics.Ack {
 	t.Helper()
-	a, err := r.Command(testbus.Ctx(t), name, params, remote.Timeout(20*time.Second))
+	a, err := r.Command(testbus.Ctx(t), name, params, remote.WithTimeout(20*time.Second))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -67,7 +70,7 @@ func command(t testing.TB, r *remote.Remote, name string, params map[string]any)
 // nextState returns the next summaryState the Remote reads.
 func nextState(t testing.TB, r *remote.Remote) controller.State {
 	t.Helper()
-	rec, err := r.Event("summaryState").Next(testbus.Ctx(t))
+	rec, err := r.MustEvent("summaryState").Next(testbus.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestCSC_StandardStateTransitions(t *testing.T) {
 			if c == "wait" {
 				params["duration"] = 0.0
 			}
-			ack, err := r.Command(ctx, c, params, remote.Timeout(10*time.Second))
+			ack, err := r.Command(ctx, c, params, remote.WithTimeout(10*time.Second))
 			var ae *remote.AckError
 			if !errors.As(err, &ae) {
 				t.Fatalf("%s in %s: got %v, %v; want CMD_FAILED", c, state.Name(), ack, err)
@@ -186,13 +189,13 @@ func TestCSC_TransitionsSerialised(t *testing.T) {
 	ctx := testbus.Ctx(t)
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
 		BeginStart: func(context.Context, *controller.Command) error {
 			close(entered)
 			<-release
 			return nil
 		},
-	}))
+	}})
 	r := newRemote(t, d, 1)
 	start, err := r.StartCommand(ctx, "start", nil)
 	if err != nil {
@@ -238,7 +241,7 @@ func TestCSC_CloseConcurrent(t *testing.T) {
 	if err := csc.Start(testbus.Ctx(t)); !errors.Is(err, topics.ErrClosed) {
 		t.Errorf("Start after Close: %v, want ErrClosed", err)
 	}
-	if _, err := csc.Event("scalars").Write(testbus.Ctx(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
+	if _, err := csc.MustEvent("scalars").Write(testbus.Ctx(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
 		t.Errorf("write after Close: %v, want ErrClosed", err)
 	}
 }
@@ -289,7 +292,7 @@ func TestCSC_Fault(t *testing.T) {
 	csc := startCSC(t, d, 1)
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
-	ec := r.Event("errorCode")
+	ec := r.MustEvent("errorCode")
 	if rec, err := ec.Next(ctx); err != nil || rec["errorCode"] != int32(0) {
 		t.Fatalf("errorCode at start: %v %v", rec, err)
 	}
@@ -320,7 +323,7 @@ func TestCSC_Hooks(t *testing.T) {
 	var overrides []string
 	var states []controller.State
 	failBegin, failEnd := true, true
-	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
 		BeginEnable: func(context.Context, *controller.Command) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -351,7 +354,7 @@ func TestCSC_Hooks(t *testing.T) {
 			states = append(states, s)
 			return nil
 		},
-	}))
+	}})
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	command(t, r, "start", map[string]any{"configurationOverride": "night.yaml"})
@@ -379,7 +382,7 @@ func TestCSC_Hooks(t *testing.T) {
 // and heartbeats; setLogLevel is answered.
 func TestCSC_StartupEvents(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 1, controller.Version("1.2.3"), controller.SimulationMode(1))
+	startCSC(t, d, 1, controller.CSCConfig{Version: "1.2.3", SimulationMode: 1})
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	for name, want := range map[string]map[string]any{
@@ -389,17 +392,17 @@ func TestCSC_StartupEvents(t *testing.T) {
 		"summaryState":     {"summaryState": int32(controller.Standby)},
 		"errorCode":        {"errorCode": int32(0)},
 	} {
-		rec := r.Event(name).Get()
+		rec := r.MustEvent(name).Get()
 		for k, v := range want {
 			if rec == nil || rec[k] != v {
 				t.Errorf("%s: %v, want %s=%v", name, rec, k, v)
 			}
 		}
 	}
-	if _, err := r.Event("heartbeat").Next(ctx); err != nil {
+	if _, err := r.MustEvent("heartbeat").Next(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.NewCSC(d, "Example", 2, controller.InitialState(42)); err == nil {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{InitialState: 42}); err == nil {
 		t.Error("initial state 42 accepted")
 	}
 }
@@ -412,7 +415,7 @@ func TestCSC_LogMessage(t *testing.T) {
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	csc.Logger().Warn("pump pressure low", "bar", 1.5)
-	rec, err := r.Event("logMessage").Next(ctx)
+	rec, err := r.MustEvent("logMessage").Next(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +424,7 @@ func TestCSC_LogMessage(t *testing.T) {
 	}
 	csc.Logger().Debug("not published")
 	csc.Logger().Info("published")
-	if rec, err := r.Event("logMessage").Next(ctx); err != nil || rec["message"] != "published" {
+	if rec, err := r.MustEvent("logMessage").Next(ctx); err != nil || rec["message"] != "published" {
 		t.Errorf("got %v %v", rec["message"], err)
 	}
 }
@@ -430,9 +433,36 @@ func TestCSC_LogMessage(t *testing.T) {
 // none runs, and refuses to start beside a running one.
 func TestCSC_CheckDuplicate(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 7, controller.CheckDuplicate())
-	dup := newCSC(t, d, 7, controller.CheckDuplicate())
+	startCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
+	dup := newCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
 	if err := dup.Start(testbus.Ctx(t)); !errors.Is(err, controller.ErrDuplicate) {
 		t.Fatalf("second instance: %v, want ErrDuplicate", err)
+	}
+}
+
+// TestCSC_GenericCommandsAreTheCSCs: a handler for one of the state
+// machine's commands is refused with an error that says to use the hooks;
+// the CSC's own commands take handlers by any of their names.
+func TestCSC_GenericCommandsAreTheCSCs(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{Controller: controller.Config{AllowMissing: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	nop := func(context.Context, *controller.Command) error { return nil }
+	for _, n := range []string{"start", "cmd_enable", "command_disable", "standby", "exitControl", "setLogLevel"} {
+		if err := csc.HandleFunc(n, nop); err == nil || !strings.Contains(err.Error(), "Hooks") {
+			t.Errorf("handler for %s: %v, want an error pointing to the hooks", n, err)
+		}
+	}
+	if err := csc.HandleFunc("cmd_setScalars", nop); err != nil {
+		t.Errorf("handler for cmd_setScalars: %v", err)
+	}
+	if err := csc.HandleFunc("setScalar", nop); err == nil || !strings.Contains(err.Error(), "did you mean setScalars") {
+		t.Errorf("handler for a typo: %v", err)
+	}
+	if csc.Name() != "Example:1" || csc.Index() != 1 || csc.Identity() != "Example:1" || csc.Component().Name != "Example" {
+		t.Errorf("names %s %d %s", csc.Name(), csc.Index(), csc.Identity())
 	}
 }

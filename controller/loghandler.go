@@ -29,7 +29,7 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	if r.Level < h.csc.level.Level() {
 		return err
 	}
-	w := h.csc.Event("logMessage")
+	w := h.csc.c.event("logMessage")
 	if w == nil {
 		return err
 	}

@@ -11,11 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -131,16 +128,16 @@ func cmdPub(e *env, args []string) error {
 
 // readsLittle makes a Remote that reads only summaryState (or, for a
 // component without it, its first event): commands need no readers.
-func readsLittle(c *salxml.Component) remote.Option {
+func readsLittle(c *salxml.Component) sal.RemoteOption {
 	if c.Event("summaryState") != nil {
-		return remote.Include("summaryState")
+		return sal.WithInclude("summaryState")
 	}
 	for _, t := range c.Topics {
 		if t.Kind == salxml.Event || t.Kind == salxml.Telemetry {
-			return remote.Include(t.Name())
+			return sal.WithInclude(t.Name())
 		}
 	}
-	return remote.Include()
+	return sal.WithInclude()
 }
 
 // bareCommand accepts start, cmd_start or command_start.
@@ -198,7 +195,7 @@ func cmdCommand(e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
-	f, err := r.StartCommand(ctx, name, params, remote.Timeout(*timeout))
+	f, err := r.StartCommand(ctx, name, params, sal.WithTimeout(*timeout))
 	if err != nil {
 		return fieldHints(c.Command(name), err)
 	}
@@ -207,8 +204,8 @@ func cmdCommand(e *env, args []string) error {
 		if ack != nil {
 			printAck(e, r.Name(), name, ack, *asJSON)
 		}
-		var te *remote.TimeoutError
-		var ae *remote.AckError
+		var te *sal.TimeoutError
+		var ae *sal.AckError
 		switch {
 		case errors.As(err, &ae):
 			return fmt.Errorf("%s %s: %s", r.Name(), name, ae.Ack.Code)
@@ -225,7 +222,7 @@ func cmdCommand(e *env, args []string) error {
 	}
 }
 
-func printAck(e *env, who, name string, a *topics.Ack, asJSON bool) {
+func printAck(e *env, who, name string, a *sal.Ack, asJSON bool) {
 	if asJSON {
 		fmt.Fprintf(e.stdout, `{"remote":%q,"command":%q,"ack":%q,"code":%d,"error":%d,"result":%q,"timeout_s":%g,"seqNum":%d}`+"\n",
 			who, name, a.Code.String(), int32(a.Code), a.Error, a.Result, a.Timeout.Seconds(), a.SeqNum)
@@ -241,9 +238,9 @@ func printAck(e *env, who, name string, a *topics.Ack, asJSON bool) {
 // BaseCsc): STANDBY->DISABLED start, DISABLED->ENABLED enable,
 // ENABLED->DISABLED disable, DISABLED/FAULT->STANDBY standby,
 // STANDBY->OFFLINE exitControl.
-var transitions = map[controller.State][]struct {
+var transitions = map[sal.State][]struct {
 	cmd string
-	to  controller.State
+	to  sal.State
 }{
 	sal.Standby:  {{"start", sal.Disabled}, {"exitControl", sal.Offline}},
 	sal.Disabled: {{"enable", sal.Enabled}, {"standby", sal.Standby}},
@@ -253,14 +250,14 @@ var transitions = map[controller.State][]struct {
 
 type step struct {
 	cmd      string
-	from, to controller.State
+	from, to sal.State
 }
 
 // path is the shortest sequence of commands from one state to another.
-func path(from, to controller.State) ([]step, bool) {
-	prev := map[controller.State]step{}
-	seen := map[controller.State]bool{from: true}
-	queue := []controller.State{from}
+func path(from, to sal.State) ([]step, bool) {
+	prev := map[sal.State]step{}
+	seen := map[sal.State]bool{from: true}
+	queue := []sal.State{from}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -284,11 +281,11 @@ func path(from, to controller.State) ([]step, bool) {
 	return nil, false
 }
 
-var stateNames = map[string]controller.State{
+var stateNames = map[string]sal.State{
 	"DISABLED": sal.Disabled, "ENABLED": sal.Enabled, "FAULT": sal.Fault, "OFFLINE": sal.Offline, "STANDBY": sal.Standby,
 }
 
-func parseState(s string) (controller.State, error) {
+func parseState(s string) (sal.State, error) {
 	if st, ok := stateNames[strings.ToUpper(s)]; ok {
 		return st, nil
 	}
@@ -299,9 +296,9 @@ func parseState(s string) (controller.State, error) {
 	return 0, cli.Usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
 }
 
-func stateOf(rec map[string]any) controller.State {
+func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)
-	return controller.State(v)
+	return sal.State(v)
 }
 
 func cmdState(e *env, args []string) error {
@@ -320,7 +317,7 @@ func cmdState(e *env, args []string) error {
 	if c.Event("summaryState") == nil {
 		return cli.Usagef("%s has no summaryState event: not a CSC", c.Name)
 	}
-	var target controller.State
+	var target sal.State
 	if len(pos) == 2 {
 		if target, err = parseState(pos[1]); err != nil {
 			return err
@@ -344,16 +341,16 @@ func cmdState(e *env, args []string) error {
 		}
 		defer csc.Close()
 	}
-	opts := []remote.Option{remote.Include("summaryState")}
+	opts := []sal.RemoteOption{sal.WithInclude("summaryState")}
 	if target == 0 {
-		opts = append(opts, remote.ReadOnly())
+		opts = append(opts, sal.WithReadOnly())
 	}
 	r, err := bus.NewRemote(ctx, c.Name, idx, opts...)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	ev := r.Event("summaryState")
+	ev := r.MustEvent("summaryState")
 	show := func(rec map[string]any) {
 		st := stateOf(rec)
 		snd, _ := rec["private_sndStamp"].(float64)
@@ -362,10 +359,10 @@ func cmdState(e *env, args []string) error {
 			who = c.NameIndex(int(i))
 		}
 		if *asJSON {
-			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), topics.TAI()-snd)
+			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%s summaryState: %s (written %.1f s ago by %v)\n", who, st.Name(), topics.TAI()-snd, rec["private_identity"])
+		fmt.Fprintf(e.stdout, "%s summaryState: %s (written %.1f s ago by %v)\n", who, st.Name(), sal.TAI()-snd, rec["private_identity"])
 	}
 
 	// History: the newest summaryState per SAL index, queued first.
@@ -413,7 +410,7 @@ func cmdState(e *env, args []string) error {
 	}
 	for _, st := range steps {
 		_ = ev.Flush()
-		ack, err := r.Command(ctx, st.cmd, nil, remote.Timeout(*timeout))
+		ack, err := r.Command(ctx, st.cmd, nil, sal.WithTimeout(*timeout))
 		if ack != nil {
 			printAck(e, r.Name(), st.cmd, ack, *asJSON)
 		}
@@ -537,7 +534,7 @@ func cmdHistory(e *env, args []string) error {
 			return err
 		}
 	}
-	now := topics.TAI()
+	now := sal.TAI()
 	var recs []map[string]any
 	if t.Kind == salxml.Event {
 		// Events: the SDK's late-joiner history, as a Remote sees it.
@@ -546,7 +543,7 @@ func cmdHistory(e *env, args []string) error {
 			return err
 		}
 		defer in.Close()
-		rd, err := in.Reader(t, topics.ReaderOptions{MaxHistory: 1, QueueLen: 1000})
+		rd, err := in.Reader(t, sal.ReaderOptions{MaxHistory: 1, QueueLen: 1000})
 		if err != nil {
 			return err
 		}
@@ -609,7 +606,7 @@ func asInt(v any) int64 {
 // record, 3 s before the first.
 func readBack(ctx context.Context, bus *sal.Bus, t *salxml.Topic, index int) ([]map[string]any, error) {
 	cfg := bus.Config()
-	started := topics.TAI()
+	started := sal.TAI()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -617,7 +614,7 @@ func readBack(ctx context.Context, bus *sal.Bus, t *salxml.Topic, index int) ([]
 	newest := map[int64]map[string]any{}
 	done := make(chan error, 1)
 	go func() {
-		done <- bus.Tap(ctx, []string{t.KafkaName(cfg.Subname)}, cfg.MaxHistoryRead, func(r topics.TapRecord) {
+		done <- bus.Tap(ctx, []string{t.KafkaName(cfg.Subname)}, cfg.MaxHistoryRead, func(r sal.TapRecord) {
 			mu.Lock()
 			defer mu.Unlock()
 			if ctx.Err() != nil {

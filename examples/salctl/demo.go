@@ -10,9 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -29,13 +27,13 @@ func demoIndex(c *salxml.Component, idx int) int {
 type demoFeeder struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	insts  []*topics.Instance
+	insts  []*sal.Instance
 }
 
 func startDemoFeeder(ctx context.Context, bus *sal.Bus, ts []*salxml.Topic, hz float64) (*demoFeeder, error) {
 	f := &demoFeeder{}
-	byComp := map[string]*topics.Instance{}
-	var writers []*topics.Writer
+	byComp := map[string]*sal.Instance{}
+	var writers []*sal.Writer
 	for _, t := range ts {
 		in := byComp[t.Component]
 		if in == nil {
@@ -99,9 +97,9 @@ func (f *demoFeeder) close() {
 // state machine's own, and "Done" for the component's other commands. A
 // command with a positive "duration" field (as Example's wait) is first
 // acknowledged CMD_INPROGRESS and completes after that many seconds.
-func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*controller.CSC, error) {
-	csc, err := bus.NewCSC(c.Name, idx, controller.Version("salctl-demo"),
-		controller.ControllerOptions(controller.AllowMissing()))
+func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*sal.CSC, error) {
+	csc, err := bus.NewCSC(c.Name, idx, sal.WithVersion("salctl-demo"),
+		sal.WithAllowMissing())
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +107,7 @@ func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*
 		if t.Generic {
 			continue
 		}
-		if err := csc.HandleFunc(t.Name(), func(ctx context.Context, cmd *controller.Command) error {
+		if err := csc.HandleFunc(t.Name(), func(ctx context.Context, cmd *sal.Command) error {
 			d, _ := cmd.Data["duration"].(float64)
 			if d <= 0 {
 				return nil

@@ -17,10 +17,10 @@
 // Definitions come from TS_XML_DIR, or the SDK's embedded Example
 // component. echo, hz and bw need no definitions at all, top only the
 // component's name: they read topics by name with the SDK's Tap
-// (topics.Domain.Tap), which decodes each record with its writer's
+// (sal.Bus.Tap), which decodes each record with its writer's
 // schema, fetched from the registry by the id in its header (the
 // schema-unaware consumer). top reads every topic of the component that
-// exists (topics.Domain.ExistingTopics) with one Tap, and looks for new
+// exists (sal.Bus.ExistingTopics) with one Tap, and looks for new
 // ones every 10 s.
 //
 // With no LSST_KAFKA_BROKER_ADDR, verbs that only make sense with another

@@ -14,7 +14,6 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -71,7 +70,7 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 }
 
 func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool) (*follower, error) {
-	cfg, err := topics.ConfigFromEnv()
+	cfg, err := sal.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +141,12 @@ func (f *follower) notef(format string, args ...any) {
 
 // run reads every topic until ctx ends or handle returns false; tick (may
 // be nil) runs about once a second. handle and tick never run at once.
-func (f *follower) run(ctx context.Context, handle func(topics.TapRecord) bool, tick func()) error {
+func (f *follower) run(ctx context.Context, handle func(sal.TapRecord) bool, tick func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
 	stopped := false
-	fn := func(r topics.TapRecord) {
+	fn := func(r sal.TapRecord) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !stopped && !handle(r) {
@@ -191,23 +190,23 @@ func (f *follower) run(ctx context.Context, handle func(topics.TapRecord) bool, 
 // exist yet is waited for, and read from its beginning once it appears;
 // other errors are retried for 30 s. Retries go through a new Domain each
 // time: the bus's Kafka client keeps a "no such topic" answer for a few
-// seconds (see topics.Domain's watermarks), a new client has no cache.
-func (f *follower) tap(ctx context.Context, name string, fn func(topics.TapRecord)) error {
+// seconds (see sal.Bus's watermarks), a new client has no cache.
+func (f *follower) tap(ctx context.Context, name string, fn func(sal.TapRecord)) error {
 	back, waiting := f.back, false
 	var failingSince, lastWarn time.Time
-	d := f.bus.Domain
+	b := f.bus
 	for {
 		var err error
-		if d == nil {
-			d, err = topics.NewDomain(ctx, f.bus.Config())
+		if b == nil {
+			b, err = sal.Connect(ctx, sal.WithConfig(f.bus.Config()), sal.WithLogger(f.bus.Logger()))
 		}
 		if err == nil {
-			err = d.Tap(ctx, []string{name}, back, fn)
-			if d != f.bus.Domain {
-				d.Close()
+			err = b.Tap(ctx, []string{name}, back, fn)
+			if b != f.bus {
+				b.Close()
 			}
 		}
-		d = nil
+		b = nil
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -278,7 +277,7 @@ func parseShape(text string) shape {
 
 // record puts a Tap value's fields in schema order (fields that the
 // schema text does not list, if any, last and sorted).
-func (f *follower) record(r topics.TapRecord) (shape, *cli.Record) {
+func (f *follower) record(r sal.TapRecord) (shape, *cli.Record) {
 	sh, ok := f.shapes[r.SchemaID]
 	if !ok && r.Schema != "" {
 		sh = parseShape(r.Schema)
@@ -349,7 +348,7 @@ func cmdEcho(e *env, args []string) error {
 	ctx, cancel := withTimeout(e.ctx, *timeout)
 	defer cancel()
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	err = f.run(ctx, func(r sal.TapRecord) bool {
 		f.print(r, *asJSON, fields)
 		count++
 		return *n == 0 || count < *n
@@ -368,7 +367,7 @@ func cmdEcho(e *env, args []string) error {
 
 // print prints a record: as a JSON line, or as a header line and one
 // line a field.
-func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
+func (f *follower) print(r sal.TapRecord, asJSON bool, fields []string) {
 	sh, rec := f.record(r)
 	if rec != nil && len(fields) > 0 {
 		sub := &cli.Record{}
@@ -416,7 +415,7 @@ func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 
 // stamp is when a record was published: its private_sndStamp (TAI
 // seconds), else when it was received (Tap gives no Kafka timestamps).
-func stamp(r topics.TapRecord) float64 {
+func stamp(r sal.TapRecord) float64 {
 	if s, ok := r.Value["private_sndStamp"].(float64); ok && s > 0 {
 		return s
 	}
@@ -491,7 +490,7 @@ func cmdHz(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	err = f.run(ctx, func(r sal.TapRecord) bool {
 		stats[r.Topic].add(stamp(r), *window)
 		count++
 		return *n == 0 || count < *n
@@ -571,7 +570,7 @@ func cmdBw(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	err = f.run(ctx, func(r sal.TapRecord) bool {
 		s := stats[r.Topic]
 		s.sizes = append(s.sizes, r.Size)
 		s.total += int64(r.Size)

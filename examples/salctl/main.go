@@ -17,7 +17,6 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -216,7 +215,7 @@ func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer s
 		return nil, err
 	}
 	if bus.Embedded() {
-		msg := fmt.Sprintf("salctl %s: no broker configured (%s unset): running on an in-process bus that no other process can reach", verb, topics.EnvBroker)
+		msg := fmt.Sprintf("salctl %s: no broker configured (%s unset): running on an in-process bus that no other process can reach", verb, sal.EnvBroker)
 		if peer != "" {
 			msg += "; " + peer
 		}
@@ -354,10 +353,10 @@ func cmdSchema(e *env, args []string) error {
 	if *info {
 		sub := *subname
 		if sub == "" {
-			sub = os.Getenv(topics.EnvSubname)
+			sub = os.Getenv(sal.EnvSubname)
 		}
 		if sub == "" {
-			sub = topics.DefaultSubname
+			sub = sal.DefaultSubname
 		}
 		fmt.Fprintf(e.stderr, "%s: Kafka topic %s, subject %s, revCode %s\n", t, t.KafkaName(sub), t.Subject(sub), t.RevCode())
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -336,8 +335,8 @@ func intField(v map[string]any, name string) (int64, bool) {
 // (whatever the SAL index: it is not known). seqNum gaps count only for
 // events and telemetry: the private_seqNum of commands and acks is the
 // command's number, not a count of the writer's records.
-func (t *topper) add(r topics.TapRecord) {
-	recv := topics.TAI()
+func (t *topper) add(r sal.TapRecord) {
+	recv := sal.TAI()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	idx, _ := intField(r.Value, "salIndex")

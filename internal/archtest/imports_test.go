@@ -37,6 +37,10 @@ var allowed = map[string][]string{
 	"sal/salprom":          {"sal", "topics"},
 }
 
+// frontDoor lists the programs that show what an application writes:
+// they import sal (and xml, validate) but not remote, controller or topics.
+var frontDoor = []string{"examples/quickstart", "examples/salctl", "examples/internal/cli"}
+
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
 var thirdParty = map[string][]string{
 	"github.com/hamba/avro":                  {"internal/codec"},
@@ -94,6 +98,11 @@ func checkImport(t *testing.T, from, imp string) {
 				t.Errorf("%s imports %s: not allowed by docs/architecture.md", from, to)
 			}
 			return
+		}
+		// The quickstart and the operators' tool show the front door:
+		// they use package sal, never the role packages or the runtime.
+		if contains(frontDoor, from) && contains([]string{"remote", "controller", "topics"}, to) {
+			t.Errorf("%s imports %s: it uses the front door, package sal, only", from, to)
 		}
 		// examples and benchmarks: public packages only, except that the
 		// benchmarks measure the codec directly.
