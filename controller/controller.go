@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -119,6 +120,8 @@ type Controller struct {
 	running sync.WaitGroup
 	rl      *ratelog.Limiter
 	seen    dedup
+	logs    *logSink
+	logger  *slog.Logger
 
 	mu       sync.Mutex
 	started  bool
@@ -156,6 +159,8 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 		seen:    newDedup(dedupWindow),
 		closing: make(chan struct{}), finished: make(chan struct{}),
 	}
+	c.logs = newLogSink(c)
+	c.logger = slog.New(&logHandler{sink: c.logs, next: d.Logger().Handler()})
 	for i, n := range cfg.Concurrent {
 		t, err := comp.Lookup(salxml.Command, n)
 		if err != nil {
@@ -190,6 +195,9 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 			cancel()
 			return nil, err
 		}
+	}
+	if c.readers["setLogLevel"] != nil {
+		c.handlers["setLogLevel"] = HandlerFunc(c.setLogLevel)
 	}
 	return c, nil
 }
@@ -323,6 +331,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	if err := c.in.Start(ctx); err != nil {
 		return fmt.Errorf("controller: start %s: %w", c.Name(), err)
 	}
+	c.logs.start()
+	if err := c.writeLogLevel(ctx); err != nil {
+		return fmt.Errorf("controller: start %s: write logLevel: %w", c.Name(), err)
+	}
 	return nil
 }
 
@@ -377,9 +389,10 @@ func (c *Controller) receive(name string, rec map[string]any) {
 
 func (c *Controller) run(h Handler, cmd *Command) {
 	defer c.running.Done()
-	err := c.call(h, cmd)
+	err, stack := c.call(h, cmd)
 	var res *AckResult
 	var a topics.Ack
+	logIt := false
 	switch {
 	case err == nil:
 		a = topics.Ack{Code: topics.CmdComplete, Result: "Done"}
@@ -391,18 +404,22 @@ func (c *Controller) run(h Handler, cmd *Command) {
 		a = topics.Ack{Code: topics.CmdTimeout, Error: 1, Result: "Timeout"}
 	default:
 		a = topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: " + err.Error()}
+		logIt = true
 	}
 	c.final(cmd, a)
+	if logIt {
+		c.logFailure(cmd, err, stack) // after the ack, as the reference
+	}
 }
 
-func (c *Controller) call(h Handler, cmd *Command) (err error) {
+// call runs h; a panic becomes an error, with the stack where it happened.
+func (c *Controller) call(h Handler, cmd *Command) (err error, stack string) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("controller: command handler panicked", "controller", c.Name(), "command", cmd.Name, "panic", fmt.Sprint(p))
-			err = fmt.Errorf("handler panicked: %v", p)
+			err, stack = fmt.Errorf("handler panicked: %v", p), string(debug.Stack())
 		}
 	}()
-	return h.Handle(c.ctx, cmd)
+	return h.Handle(c.ctx, cmd), ""
 }
 
 func (c *Controller) final(cmd *Command, a topics.Ack) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -315,12 +316,11 @@ func TestCSC_Fault(t *testing.T) {
 }
 
 // TestCSC_Hooks: a Begin hook that fails leaves the state and fails the
-// command; an End hook that fails reverts it; Configure sees the override;
-// SummaryState sees every state.
+// command; an End hook that fails reverts it; SummaryState sees the
+// initial state and every state after.
 func TestCSC_Hooks(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	var mu sync.Mutex
-	var overrides []string
 	var states []controller.State
 	failBegin, failEnd := true, true
 	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
@@ -340,12 +340,6 @@ func TestCSC_Hooks(t *testing.T) {
 				failEnd = false
 				return errors.New("stuck")
 			}
-			return nil
-		},
-		Configure: func(_ context.Context, override string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			overrides = append(overrides, override)
 			return nil
 		},
 		SummaryState: func(_ context.Context, s controller.State) error {
@@ -368,9 +362,6 @@ func TestCSC_Hooks(t *testing.T) {
 	command(t, r, "disable", nil)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(overrides) != 1 || overrides[0] != "night.yaml" {
-		t.Errorf("Configure saw %q", overrides)
-	}
 	want := []controller.State{controller.Standby, controller.Disabled, controller.Enabled, controller.Disabled}
 	if !slices.Equal(states, want) {
 		t.Errorf("SummaryState saw %v, want %v", states, want)
@@ -382,13 +373,13 @@ func TestCSC_Hooks(t *testing.T) {
 // and heartbeats; setLogLevel is answered.
 func TestCSC_StartupEvents(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 1, controller.CSCConfig{Version: "1.2.3", SimulationMode: 1})
+	startCSC(t, d, 1, controller.CSCConfig{Version: "1.2.3", SimulationMode: 1, ValidSimulationModes: []int32{0, 1}, SubsystemVersions: "pump=3.1"})
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	for name, want := range map[string]map[string]any{
 		"logLevel":         {"level": int32(20)},
 		"simulationMode":   {"mode": int32(1)},
-		"softwareVersions": {"cscVersion": "1.2.3", "xmlVersion": d.Definitions().Version(), "salVersion": ""},
+		"softwareVersions": {"cscVersion": "1.2.3", "xmlVersion": d.Definitions().Version(), "salVersion": "", "subsystemVersions": "pump=3.1"},
 		"summaryState":     {"summaryState": int32(controller.Standby)},
 		"errorCode":        {"errorCode": int32(0)},
 	} {
@@ -464,5 +455,155 @@ func TestCSC_GenericCommandsAreTheCSCs(t *testing.T) {
 	}
 	if csc.Name() != "Example:1" || csc.Index() != 1 || csc.Identity() != "Example:1" || csc.Component().Name != "Example" {
 		t.Errorf("names %s %d %s", csc.Name(), csc.Index(), csc.Identity())
+	}
+}
+
+// TestCSC_StartupOrder: Start writes, as the reference's BaseCsc, logLevel,
+// the first heartbeat, simulationMode, softwareVersions, summaryState,
+// errorCode, in that order of write calls (private_sndStamp).
+func TestCSC_StartupOrder(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	order := []string{"logLevel", "heartbeat", "simulationMode", "softwareVersions", "summaryState", "errorCode"}
+	var last float64
+	for _, ev := range order {
+		rec, err := r.MustEvent(ev).Next(testbus.Ctx(t)) // history first: the first heartbeat is not the newest one
+		if err != nil {
+			t.Fatal(err)
+		}
+		snd := rec["private_sndStamp"].(float64)
+		if ev != "heartbeat" && snd < last { // the heartbeat read back is the newest, not the first
+			t.Errorf("%s written before the events that precede it (%v)", ev, order)
+		}
+		if ev != "heartbeat" {
+			last = snd
+		}
+	}
+	if r.MustEvent("configurationsAvailable").Get() != nil {
+		t.Error("a CSC that is not configurable wrote configurationsAvailable")
+	}
+}
+
+// TestCSC_SimulationMode: a mode outside the valid ones is refused at
+// construction with the reference's text; the SimulationMode hook runs in
+// Start before simulationMode is written, and its error fails Start,
+// which ends the CSC.
+func TestCSC_SimulationMode(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	if _, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{SimulationMode: 2}); err == nil || err.Error() != "controller: simulation_mode=2 not in valid_simulation_modes=[0]" {
+		t.Errorf("invalid mode: %v", err)
+	}
+	var seen int32 = -1
+	csc := startCSC(t, d, 1, controller.CSCConfig{SimulationMode: 1, ValidSimulationModes: []int32{0, 1},
+		Hooks: controller.Hooks{SimulationMode: func(_ context.Context, m int32) error { seen = m; return nil }}})
+	if seen != 1 || csc.SimulationMode() != 1 {
+		t.Errorf("hook saw %d, getter %d", seen, csc.SimulationMode())
+	}
+	bad := newCSC(t, d, 2, controller.CSCConfig{Hooks: controller.Hooks{SimulationMode: func(context.Context, int32) error { return errors.New("no simulator") }}})
+	if err := bad.Start(testbus.Ctx(t)); err == nil || !strings.Contains(err.Error(), "no simulator") {
+		t.Fatalf("Start with a failing SimulationMode hook: %v", err)
+	}
+	select {
+	case <-bad.Done():
+		if bad.Err() == nil {
+			t.Error("Err is nil after a failed start")
+		}
+	default:
+		t.Error("not done after a failed start")
+	}
+}
+
+// TestCSC_StateFromCode: SetState writes summaryState (and errorCode 0 on
+// leaving FAULT) from the CSC's own code; Fault writes errorCode, then
+// summaryState, then a CRITICAL logMessage, and a Fault from within its
+// SummaryState hook does nothing.
+func TestCSC_StateFromCode(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	var csc *controller.CSC
+	calls := 0
+	csc = startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(ctx context.Context, s controller.State) error {
+		if s == controller.Fault {
+			calls++
+			return csc.Fault(ctx, 99, "again", "") // re-entered: ignored
+		}
+		return nil
+	}}})
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	nextState(t, r) // STANDBY
+	if err := csc.SetState(ctx, controller.Disabled); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Disabled {
+		t.Errorf("after SetState(DISABLED): %s", s.Name())
+	}
+	if err := csc.Fault(ctx, 7, "it's broken", "trace"); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Fault || calls != 1 {
+		t.Errorf("after Fault: %s, hook calls %d", s.Name(), calls)
+	}
+	ec := r.MustEvent("errorCode").Get()
+	if ec["errorCode"] != int32(7) || ec["errorReport"] != "it's broken" || ec["traceback"] != "trace" {
+		t.Errorf("errorCode %v", ec)
+	}
+	var crit map[string]any
+	for crit == nil || crit["level"] != int32(50) {
+		var err error
+		if crit, err = r.MustEvent("logMessage").Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if crit["message"] != `Fault! errorCode=7, errorReport="it's broken"` {
+		t.Errorf("CRITICAL logMessage %q", crit["message"])
+	}
+	if err := csc.SetState(ctx, controller.Standby); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Standby {
+		t.Errorf("after SetState(STANDBY): %s", s.Name())
+	}
+	if ec := r.MustEvent("errorCode").Get(); ec["errorCode"] != int32(0) {
+		t.Errorf("errorCode after leaving FAULT: %v", ec)
+	}
+	if err := csc.SetState(ctx, 42); err == nil {
+		t.Error("SetState(42) accepted")
+	}
+}
+
+// TestCSC_SummaryStateHookFails: a SummaryState hook that fails fails the
+// command that caused it; the state goes back and no summaryState is
+// written.
+func TestCSC_SummaryStateHookFails(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
+		if s == controller.Disabled {
+			return errors.New("cannot connect")
+		}
+		return nil
+	}}})
+	r := newRemote(t, d, 1)
+	a, err := r.Command(testbus.Ctx(t), "start", nil)
+	if err == nil || a.Result != "Failed: cannot connect" || csc.State() != controller.Standby {
+		t.Errorf("start with a failing hook: %v %v, state %s", a, err, csc.State().Name())
+	}
+	command(t, r, "exitControl", nil) // still STANDBY, so allowed
+	if s := r.MustEvent("summaryState").Stats(); s.Delivered != 2 {
+		t.Errorf("%d summaryStates, want STANDBY then OFFLINE only", s.Delivered)
+	}
+}
+
+// TestCSC_DuplicateText: the duplicate check's error is the reference's
+// ExpectedError text and matches ErrDuplicate.
+func TestCSC_DuplicateText(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 3, controller.CSCConfig{HeartbeatInterval: 50 * time.Millisecond})
+	dup := newCSC(t, d, 3, controller.CSCConfig{CheckDuplicate: true, HeartbeatInterval: 50 * time.Millisecond})
+	err := dup.Start(testbus.Ctx(t))
+	var ee *controller.ExpectedError
+	if !errors.Is(err, controller.ErrDuplicate) || !errors.As(err, &ee) ||
+		!strings.HasPrefix(err.Error(), fmt.Sprintf("Example:3 with origin=%d quitting: found another instance with origin=", os.Getpid())) {
+		t.Errorf("duplicate: %v", err)
 	}
 }

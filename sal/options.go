@@ -174,3 +174,36 @@ func WithTimeout(d time.Duration) CommandOption { return remote.WithTimeout(d) }
 // WithNextAck makes Remote.Command return the first acknowledgement,
 // whatever it is (default: it waits for the final one).
 func WithNextAck() CommandOption { return remote.WithNextAck() }
+
+// WithConfiguration makes a CSC configurable as ts_salobj's
+// ConfigurableCsc (default: not configurable; start ignores its
+// configurationOverride): its schema, its configuration package (found
+// through <PKG>_DIR, e.g. TS_CONFIG_OCS_DIR) or folder, and the Configure
+// hook that gets each validated configuration in the start command.
+func WithConfiguration(c Configurable) CSCOption {
+	return cscOpt(func(cfg *controller.CSCConfig) { cfg.Configurable = &c })
+}
+
+// WithOverride sets the start command's configurationOverride used when
+// the CSC goes through DISABLED to reach its initial state (default "").
+func WithOverride(override string) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) { c.Override = override })
+}
+
+// WithValidSimulationModes sets the simulation modes a CSC supports
+// (default 0 only); a mode outside them is refused at construction.
+func WithValidSimulationModes(modes ...int32) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) { c.ValidSimulationModes = append([]int32(nil), modes...) })
+}
+
+// WithHeartbeatInterval sets a CSC's heartbeat period (default 1 s, as the
+// reference; the duplicate check waits three of them).
+func WithHeartbeatInterval(d time.Duration) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) { c.HeartbeatInterval = d })
+}
+
+// WithSubsystemVersions sets softwareVersions.subsystemVersions
+// ("name=version" pairs joined by commas; default "").
+func WithSubsystemVersions(v string) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) { c.SubsystemVersions = v })
+}

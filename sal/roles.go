@@ -42,6 +42,13 @@ type (
 	AckResult = controller.AckResult
 	// State is a CSC summary state.
 	State = controller.State
+	// Configurable makes a CSC configurable (WithConfiguration).
+	Configurable = controller.Configurable
+	// Configuration is one validated configuration, as Configure gets it.
+	Configuration = controller.Configuration
+	// ExpectedError is a failure a handler or hook expects: acked
+	// CMD_FAILED with its text, and not logged (see Expected).
+	ExpectedError = controller.ExpectedError
 	// Ack is one command acknowledgement.
 	Ack = topics.Ack
 	// AckCode is a command acknowledgement code.
@@ -148,6 +155,22 @@ var (
 	// ErrConfig is matched by every configuration error of the bus.
 	ErrConfig = topics.ErrConfig
 )
+
+// Expected marks err as an ExpectedError (nil stays nil).
+func Expected(err error) error { return controller.Expected(err) }
+
+// Expectedf is Expected(fmt.Errorf(format, args...)).
+func Expectedf(format string, args ...any) error { return controller.Expectedf(format, args...) }
+
+// ParseState returns the summary state of a name, in any case ("enabled").
+func ParseState(name string) (State, bool) { return controller.ParseState(name) }
+
+// TransitionCommands returns the commands that take a CSC from one state
+// to another, as ts_salobj's set_summary_state does.
+func TransitionCommands(from, to State) ([]string, error) { return controller.TransitionCommands(from, to) }
+
+// LevelCritical is the slog level of Python's CRITICAL (50) in logMessage.
+const LevelCritical = controller.LevelCritical
 
 // DefaultCommandTimeout is a command's timeout unless WithTimeout sets one.
 const DefaultCommandTimeout = remote.DefaultTimeout
