@@ -211,4 +211,3 @@ func TestCSC_InitialStateThroughTransitions(t *testing.T) {
 		t.Errorf("configurationApplied %v", ap)
 	}
 }
-

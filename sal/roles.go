@@ -167,7 +167,9 @@ func ParseState(name string) (State, bool) { return controller.ParseState(name) 
 
 // TransitionCommands returns the commands that take a CSC from one state
 // to another, as ts_salobj's set_summary_state does.
-func TransitionCommands(from, to State) ([]string, error) { return controller.TransitionCommands(from, to) }
+func TransitionCommands(from, to State) ([]string, error) {
+	return controller.TransitionCommands(from, to)
+}
 
 // LevelCritical is the slog level of Python's CRITICAL (50) in logMessage.
 const LevelCritical = controller.LevelCritical
