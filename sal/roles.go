@@ -156,6 +156,12 @@ var (
 	ErrConfig = topics.ErrConfig
 )
 
+// A CSCMaker makes a CSC on a bus: a CSC author's constructor, which the
+// runner (RunCSC) and the tests (sal/saltest) call. opts are theirs (the
+// initial state, the simulation mode, ...): pass them to Bus.NewCSC after
+// the CSC's own, so that they take precedence.
+type CSCMaker func(b *Bus, index int, opts ...CSCOption) (*CSC, error)
+
 // Expected marks err as an ExpectedError (nil stays nil).
 func Expected(err error) error { return controller.Expected(err) }
 

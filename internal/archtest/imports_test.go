@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"controller":           {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
 	"sal/salprom":          {"sal", "topics"},
+	"sal/saltest":          {"sal", "validate"},
 }
 
 // frontDoor lists the programs that show what an application writes:

@@ -1,0 +1,270 @@
+// Package saltest is for the tests of CSC authors, as ts_salobj's
+// BaseCscTestCase: a CSC and a Remote of it on a private bus in one call,
+// and the checks salobj's test helpers make (the next sample of a topic,
+// the next summary state, the standard state transitions, the commands
+// refused in a state, a CSC's main program, a configuration folder).
+//
+// Everything runs on an in-process Kafka and schema registry unless
+// LSST_KAFKA_BROKER_ADDR is set (then on that broker, with a topic subname
+// of the test's own); it is cleaned up with t.Cleanup. Every check takes a
+// testing.TB and reports a failure with t.Errorf/Fatalf, saying what
+// differs.
+package saltest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/validate"
+)
+
+// DefaultTimeout bounds each wait of a check, as salobj's 30 s.
+const DefaultTimeout = 30 * time.Second
+
+var subnames atomic.Int64
+
+// Bus returns a bus for t alone (see the package doc), with opts, closed
+// at the end of the test. Its logs are discarded unless SALGO_TEST_LOG is
+// set.
+func Bus(t testing.TB, opts ...sal.Option) *sal.Bus {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("SALGO_TEST_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	name := strings.NewReplacer("/", "_", "#", "", " ", "_").Replace(t.Name())
+	base := []sal.Option{
+		sal.WithLogger(logger),
+		sal.WithSubname(fmt.Sprintf("test_%d_%d_%s", os.Getpid(), subnames.Add(1), name)),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	b, err := sal.Connect(ctx, append(base, opts...)...)
+	if err != nil {
+		t.Fatalf("saltest: connect a bus: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// Harness is a CSC and a Remote of it (with the CSC's identity, as
+// salobj's test Remote) on a private bus.
+type Harness struct {
+	Bus    *sal.Bus
+	CSC    *sal.CSC
+	Remote *sal.Remote
+	// Started is the TAI time just before the CSC started: samples written
+	// before it (history of earlier tests) are skipped by the checks.
+	Started float64
+}
+
+// Options of NewCSC.
+type Options struct {
+	// Index is the SAL index (0 for a non-indexed component).
+	Index int
+	// Bus options for the private bus (e.g. sal.WithDefinitions).
+	Bus []sal.Option
+	// CSC options, given to make after its own (e.g. sal.WithInitialState).
+	CSC []sal.CSCOption
+	// Remote options.
+	Remote []sal.RemoteOption
+}
+
+// NewCSC makes a CSC with make on a private bus, a Remote of it, then
+// starts the CSC (so that the Remote reads everything the CSC writes),
+// and reads the summary states of the way to the initial state except the
+// last, which it leaves for AssertNextSummaryState, as salobj's make_csc.
+// Everything is closed at the end of the test.
+func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
+	t.Helper()
+	b := Bus(t, o.Bus...)
+	csc, err := make(b, o.Index, o.CSC...)
+	if err != nil {
+		t.Fatalf("saltest: make the CSC: %v", err)
+	}
+	t.Cleanup(csc.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	r, err := b.NewRemote(ctx, csc.Component().Name, o.Index, append([]sal.RemoteOption{sal.WithIdentity(csc.Identity())}, o.Remote...)...)
+	if err != nil {
+		t.Fatalf("saltest: make the Remote: %v", err)
+	}
+	t.Cleanup(r.Close)
+	h := &Harness{Bus: b, CSC: csc, Remote: r, Started: sal.TAI()}
+	if err := csc.Start(ctx); err != nil {
+		t.Fatalf("saltest: start the CSC: %v", err)
+	}
+	return h
+}
+
+// AssertNextSample reads the next sample of r (written after the
+// harness's start when h is not nil), waiting up to timeout, and checks
+// the fields named in want: numbers by value whatever their Go type (as
+// the topic's field types convert them), NaN equal to NaN, slices element
+// by element, strings and booleans exactly. It returns the sample.
+func (h *Harness) AssertNextSample(t testing.TB, r *sal.Reader, want map[string]any, timeout time.Duration) map[string]any {
+	t.Helper()
+	return assertNext(t, r, want, timeout, h.Started)
+}
+
+// AssertNextSample is Harness.AssertNextSample without a start time.
+func AssertNextSample(t testing.TB, r *sal.Reader, want map[string]any, timeout time.Duration) map[string]any {
+	t.Helper()
+	return assertNext(t, r, want, timeout, 0)
+}
+
+func assertNext(t testing.TB, r *sal.Reader, want map[string]any, timeout time.Duration, after float64) map[string]any {
+	t.Helper()
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	tp := r.Topic()
+	canon := validate.For(tp).New()
+	for k, v := range want {
+		if _, ok := canon[k]; !ok {
+			t.Fatalf("No such field %s in topic %s", k, tp)
+		}
+		canon[k] = v
+	}
+	if err := validate.For(tp).Normalize(canon); err != nil {
+		t.Fatalf("saltest: expected values for %s: %v", tp, err)
+	}
+	var rec map[string]any
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		var err error
+		rec, err = r.Next(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("saltest: no sample of %s within %s: %v", tp, timeout, err)
+		}
+		if snd, _ := rec["private_sndStamp"].(float64); snd > after {
+			break
+		}
+	}
+	var diffs []string
+	for _, k := range sortedKeys(want) {
+		if !same(rec[k], canon[k]) {
+			diffs = append(diffs, fmt.Sprintf("  %s: read %#v, want %#v", k, rec[k], canon[k]))
+		}
+	}
+	if len(diffs) > 0 {
+		t.Errorf("%s: next sample differs:\n%s", tp, strings.Join(diffs, "\n"))
+	}
+	return rec
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// same compares canonical values, NaN equal to NaN, slices element-wise.
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || math.IsNaN(x) && math.IsNaN(y))
+	case float32:
+		y, ok := b.(float32)
+		return ok && (x == y || x != x && y != y)
+	case []float64:
+		y, ok := b.([]float64)
+		return ok && slices.EqualFunc(x, y, func(p, q float64) bool { return same(p, q) })
+	case []float32:
+		y, ok := b.([]float32)
+		return ok && slices.EqualFunc(x, y, func(p, q float32) bool { return same(p, q) })
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// AssertNextSummaryState reads the next summaryState of the harness's
+// Remote and checks it is want.
+func (h *Harness) AssertNextSummaryState(t testing.TB, want sal.State, timeout time.Duration) {
+	t.Helper()
+	h.AssertNextSample(t, h.Remote.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+}
+
+// AssertNextSummaryState reads the next summaryState of r and checks it is want.
+func AssertNextSummaryState(t testing.TB, r *sal.Remote, want sal.State, timeout time.Duration) {
+	t.Helper()
+	AssertNextSample(t, r.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+}
+
+// CheckBadCommands sends every command of the Remote's component that is
+// not in good, with its default data, and checks that each fails with
+// CMD_FAILED (a success or a timeout fails the test), as salobj's
+// check_bad_commands. Each command is a subtest when t is a *testing.T.
+func CheckBadCommands(t testing.TB, r *sal.Remote, good ...string) {
+	t.Helper()
+	for _, cmd := range r.CommandNames() {
+		if slices.Contains(good, cmd) {
+			continue
+		}
+		check := func(t testing.TB) {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+			defer cancel()
+			ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
+			switch {
+			case err == nil:
+				t.Errorf("%s succeeded (%s); want CMD_FAILED", cmd, ack)
+			case ack == nil || ack.Code != sal.CmdFailed:
+				t.Errorf("%s: %v; want CMD_FAILED", cmd, err)
+			}
+		}
+		if tt, ok := t.(*testing.T); ok {
+			tt.Run(cmd, func(t *testing.T) { check(t) })
+		} else {
+			check(t)
+		}
+	}
+}
+
+// CheckStandardStateTransitions is salobj's
+// check_standard_state_transitions on the harness: from STANDBY, start
+// (with override) to DISABLED, enable to ENABLED, disable, standby,
+// exitControl to OFFLINE, checking in each of STANDBY, DISABLED and
+// ENABLED that every other command fails (CheckBadCommands), with
+// enabledCommands allowed in ENABLED and skip allowed everywhere; each
+// transition is checked in the CSC's state and in the next summaryState.
+func (h *Harness) CheckStandardStateTransitions(t testing.TB, enabledCommands []string, skip []string, override string) {
+	t.Helper()
+	h.AssertNextSummaryState(t, sal.Standby, 0)
+	CheckBadCommands(t, h.Remote, append([]string{"start", "exitControl", "setLogLevel"}, skip...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*DefaultTimeout)
+	defer cancel()
+	step := func(cmd string, params map[string]any, want sal.State) {
+		t.Helper()
+		if _, err := h.Remote.Command(ctx, cmd, params, sal.WithTimeout(DefaultTimeout)); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if s := h.CSC.State(); s != want {
+			t.Fatalf("after %s the CSC is %s, want %s", cmd, s.Name(), want.Name())
+		}
+		h.AssertNextSummaryState(t, want, 0)
+	}
+	step("start", map[string]any{"configurationOverride": override}, sal.Disabled)
+	CheckBadCommands(t, h.Remote, append([]string{"enable", "standby", "setLogLevel"}, skip...)...)
+	step("enable", nil, sal.Enabled)
+	good := append([]string{"disable", "setLogLevel"}, enabledCommands...)
+	CheckBadCommands(t, h.Remote, append(good, skip...)...)
+	step("disable", nil, sal.Disabled)
+	step("standby", nil, sal.Standby)
+	step("exitControl", nil, sal.Offline)
+}
