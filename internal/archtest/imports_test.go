@@ -29,6 +29,7 @@ var allowed = map[string][]string{
 	"internal/yamlx":       {"internal/pyrepr"},
 	"internal/jsonschema":  {"internal/pyrepr", "internal/yamlx"},
 	"internal/cscconfig":   {"internal/pyrepr", "internal/yamlx", "internal/jsonschema"},
+	"internal/argparse":    {"internal/pyrepr"},
 	"internal/bus":         {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
 	"topics":               {"internal/bus"},
 	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog"},
