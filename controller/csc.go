@@ -455,15 +455,23 @@ func (s *CSC) start(ctx context.Context) error {
 }
 
 // startupTransitions runs the transition commands from the current state
-// to the initial state, as the reference does: each handler with the
-// command's default data (start with the override), logged first.
+// to the initial state, as the reference does when the initial state is
+// not the default (STANDBY): each handler with the command's default data
+// (start with the override), logged first.
 func (s *CSC) startupTransitions(ctx context.Context) {
+	if s.cfg.InitialState == Standby {
+		return // the default: nothing runs, even if the state moved since
+	}
 	cmds, err := TransitionCommands(s.State(), s.cfg.InitialState)
 	if err != nil {
 		s.c.logger.Error("Failed in start: " + err.Error())
 		return
 	}
 	for _, name := range cmds {
+		if s.c.comp.Command(name) == nil {
+			s.c.logger.Error(fmt.Sprintf("Failed in start on state transition command %s; continuing: %s has no such command", name, s.c.comp.Name))
+			return
+		}
 		s.c.logger.Info(fmt.Sprintf("Executing %s command during startup", name))
 		cmd := &Command{Name: name, Data: validate.For(s.c.comp.Command(name)).New(), c: s.c}
 		if name == "start" {

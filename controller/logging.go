@@ -73,6 +73,10 @@ func slogToPy(l slog.Level) int32 { return int32(20 + int(l)*5/2) }
 // pyToSlog is slogToPy's inverse: (python − 20)×2/5.
 func pyToSlog(l int32) slog.Level { return slog.Level((int(l) - 20) * 2 / 5) }
 
+// PyToSlog returns the slog level of a Python logging level (10 debug,
+// 20 info, 30 warning, 40 error, 50 critical; others in between).
+func PyToSlog(l int32) slog.Level { return pyToSlog(l) }
+
 // logSink writes a component's log records as logMessage events, and
 // keeps the level setLogLevel sets. Records logged before the component
 // has started are kept (the last maxEarly) and written once it has.

@@ -177,6 +177,10 @@ func TransitionCommands(from, to State) ([]string, error) {
 	return controller.TransitionCommands(from, to)
 }
 
+// ExpectedStates returns from followed by the state after each command of
+// TransitionCommands(from, to).
+func ExpectedStates(from, to State) ([]State, error) { return controller.ExpectedStates(from, to) }
+
 // LevelCritical is the slog level of Python's CRITICAL (50) in logMessage.
 const LevelCritical = controller.LevelCritical
 

@@ -34,9 +34,9 @@ var allowed = map[string][]string{
 	"topics":               {"internal/bus"},
 	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog"},
 	"controller":           {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
-	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec", "internal/argparse"},
 	"sal/salprom":          {"sal", "topics"},
-	"sal/saltest":          {"sal", "validate"},
+	"sal/saltest":          {"sal", "validate", "internal/cscconfig"},
 }
 
 // frontDoor lists the programs that show what an application writes:

@@ -18,13 +18,18 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/cscconfig"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/validate"
 )
@@ -267,4 +272,167 @@ func (h *Harness) CheckStandardStateTransitions(t testing.TB, enabledCommands []
 	step("disable", nil, sal.Disabled)
 	step("standby", nil, sal.Standby)
 	step("exitControl", nil, sal.Offline)
+}
+
+// MainOptions say how CheckMain runs a CSC's program.
+type MainOptions struct {
+	// Command is the program and any arguments that come before the
+	// index (e.g. a binary built with go build).
+	Command []string
+	// Component and Index of the CSC (Index 0: none given).
+	Component string
+	Index     int
+	// InitialState, if set, is given as --state; the states on the way
+	// from DefaultState (default STANDBY) are checked in order.
+	InitialState, DefaultState sal.State
+	// Override, if set, is given as --override and must be in the
+	// configurationApplied the CSC writes.
+	Override string
+	// Args are more arguments, after the others.
+	Args []string
+	// Version, if set, is what "Command --version" must print.
+	Version string
+	// Bus options of the bus the check and the program share; Env more
+	// environment variables of the program.
+	Bus []sal.Option
+	Env []string
+}
+
+// CheckMain runs a CSC's program as salobj's check_bin_script: with
+// --version (if o.Version is set) it must print the version and exit 0;
+// then, on a bus shared with the test (the program gets its brokers,
+// registry and subname through the LSST_* variables), it must reach the
+// expected states (and apply the override), and on SIGTERM go OFFLINE
+// and exit 0.
+func CheckMain(t testing.TB, o MainOptions) {
+	t.Helper()
+	if len(o.Command) == 0 {
+		t.Fatal("saltest: CheckMain needs a command")
+	}
+	if o.Version != "" {
+		out, err := exec.Command(o.Command[0], append(o.Command[1:], "--version")...).Output()
+		if err != nil || strings.TrimSpace(string(out)) != o.Version {
+			t.Errorf("%s --version: %q, %v; want %q and exit 0", o.Command[0], out, err, o.Version)
+		}
+	}
+	b := Bus(t, o.Bus...)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*DefaultTimeout)
+	defer cancel()
+	r, err := b.NewRemote(ctx, o.Component, o.Index)
+	if err != nil {
+		t.Fatalf("saltest: Remote of %s: %v", o.Component, err)
+	}
+	defer r.Close()
+	args := slices.Clone(o.Command[1:])
+	if o.Index != 0 {
+		args = append(args, strconv.Itoa(o.Index))
+	}
+	if o.InitialState != 0 {
+		args = append(args, "--state", strings.ToLower(o.InitialState.Name()))
+	}
+	if o.Override != "" {
+		args = append(args, "--override", o.Override)
+	}
+	args = append(args, o.Args...)
+	cmd := exec.Command(o.Command[0], args...)
+	cfg := b.Config()
+	cmd.Env = append(os.Environ(),
+		sal.EnvBroker+"="+strings.Join(cfg.Brokers, ","),
+		sal.EnvRegistry+"="+cfg.RegistryURL,
+		sal.EnvSubname+"="+cfg.Subname)
+	cmd.Env = append(cmd.Env, o.Env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	started := sal.TAI()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("saltest: start %s: %v", o.Command[0], err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	def := o.DefaultState
+	if def == 0 {
+		def = sal.Standby
+	}
+	want := []sal.State{def}
+	if o.InitialState != 0 {
+		if want, err = sal.ExpectedStates(def, o.InitialState); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss := r.MustEvent("summaryState")
+	for _, st := range want {
+		assertNext(t, ss, map[string]any{"summaryState": int32(st)}, 40*time.Second, started)
+	}
+	if o.Override != "" {
+		ap := assertNext(t, r.MustEvent("configurationApplied"), nil, 40*time.Second, started)
+		if !strings.Contains(fmt.Sprint(ap["configurations"]), o.Override) {
+			t.Errorf("configurationApplied.configurations = %q, want it to name %q", ap["configurations"], o.Override)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("saltest: SIGTERM: %v", err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("%s exited after SIGTERM: %v\nstderr:\n%s", o.Command[0], err, stderr.String())
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s still running after SIGTERM", o.Command[0])
+	}
+	assertNext(t, ss, map[string]any{"summaryState": int32(sal.Offline)}, 40*time.Second, started)
+}
+
+// CheckConfigFiles checks a configuration folder as salobj's
+// BaseConfigTestCase.check_config_files: _init.yaml must be there, and
+// _init.yaml with each site file (every other file starting with "_", or
+// none) and each override (every other *.yaml, or none) must read, merge
+// and validate against schema (YAML text). A failure names the site and
+// override files.
+func CheckConfigFiles(t testing.TB, schema []byte, dir string) {
+	t.Helper()
+	c, err := cscconfig.New(cscconfig.Options{Component: "check", Schema: schema, ConfigDir: dir,
+		LookupEnv: func(k string) (string, bool) { return "", k == "LSST_SITE" }})
+	if err != nil {
+		t.Fatalf("Failed on config_dir=%s: %v", dir, err)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites, overrides []string
+	hasInit := false
+	for _, n := range names {
+		base := filepath.Base(n)
+		switch {
+		case base == "_init.yaml":
+			hasInit = true
+		case strings.HasPrefix(base, "_"):
+			sites = append(sites, base)
+		default:
+			overrides = append(overrides, base)
+		}
+	}
+	if !hasInit {
+		t.Fatalf("Failed on config_dir=%s, schema_version=%q: no _init.yaml file found", dir, c.SchemaVersion())
+	}
+	if len(sites) == 0 {
+		sites = []string{""}
+	}
+	overrides = append([]string{""}, overrides...)
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+	defer cancel()
+	for _, site := range sites {
+		for _, ov := range overrides {
+			if _, err := c.Read(ctx, []string{"_init.yaml", site, ov}, ""); err != nil {
+				t.Errorf("Failed on config_dir=%s, schema_version=%q, site_file=%q, override_file=%q: %v", dir, c.SchemaVersion(), site, ov, err)
+			}
+		}
+	}
 }
