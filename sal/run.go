@@ -273,4 +273,3 @@ func withConfigDir(dir string) CSCOption {
 		}
 	})
 }
-

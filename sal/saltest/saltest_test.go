@@ -134,14 +134,18 @@ func TestChecksFail(t *testing.T) {
 	if !strings.Contains(got, "int0: read 5, want 6") || strings.Contains(got, "double0") {
 		t.Errorf("a wrong int0 reported %q", got)
 	}
-	if got := fails(t, func(tb testing.TB) { saltest.AssertNextSample(tb, h.Remote.MustEvent("scalars"), map[string]any{"nosuch": 1}, time.Minute) }); !strings.Contains(got, "No such field nosuch") {
+	if got := fails(t, func(tb testing.TB) {
+		saltest.AssertNextSample(tb, h.Remote.MustEvent("scalars"), map[string]any{"nosuch": 1}, time.Minute)
+	}); !strings.Contains(got, "No such field nosuch") {
 		t.Errorf("an unknown field reported %q", got)
 	}
 	if got := fails(t, func(tb testing.TB) { saltest.AssertNextSample(tb, h.Remote.MustEvent("arrays"), nil, time.Millisecond) }); !strings.Contains(got, "no sample of Example.logevent_arrays") {
 		t.Errorf("no sample reported %q", got)
 	}
 	// In ENABLED, setScalars succeeds: as a "bad" command it fails the check.
-	if got := fails(t, func(tb testing.TB) { saltest.CheckBadCommands(tb, h.Remote, "disable", "setLogLevel", "setArrays", "wait", "fault", "start", "standby", "exitControl", "enable") }); !strings.Contains(got, "setScalars succeeded") {
+	if got := fails(t, func(tb testing.TB) {
+		saltest.CheckBadCommands(tb, h.Remote, "disable", "setLogLevel", "setArrays", "wait", "fault", "start", "standby", "exitControl", "enable")
+	}); !strings.Contains(got, "setScalars succeeded") {
 		t.Errorf("CheckBadCommands with a good command reported %q", got)
 	}
 }
