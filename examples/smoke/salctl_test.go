@@ -224,7 +224,7 @@ func TestSalctlConventions(t *testing.T) {
 		t.Errorf("salctl help does not state the exit statuses\n%s", r)
 	}
 	verbs := regexp.MustCompile(`(?m)^  ([a-z-]+) `).FindAllStringSubmatch(r.stdout, -1)
-	if len(verbs) < 14 {
+	if len(verbs) < 15 {
 		t.Fatalf("salctl help lists %d verbs\n%s", len(verbs), r)
 	}
 	for _, m := range verbs {

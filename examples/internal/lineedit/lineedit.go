@@ -21,9 +21,6 @@ var ErrInterrupt = errors.New("lineedit: interrupted")
 // kept, so that the next word can follow at once).
 type Completer func(line string) []string
 
-// IsTerminal reports whether f is a terminal.
-func IsTerminal(f *os.File) bool { return readline.IsTerminal(int(f.Fd())) }
-
 // Reader reads lines, one command each.
 type Reader interface {
 	// ReadLine returns the next line without its end; io.EOF at the end
@@ -39,25 +36,33 @@ type Reader interface {
 // NewTerminal reads lines from the terminal of stdin and stdout with
 // editing, the session's history on the arrow keys and tab completion.
 func NewTerminal(prompt string, complete Completer) (Reader, error) {
+	// readline's Close does not close the stdin reader it makes itself,
+	// and waits for its reading goroutine, which may be blocked reading
+	// the terminal (after Ctrl-D, for one): with a reader of ours, Close
+	// closes it first and unblocks that goroutine.
+	stdin := readline.NewCancelableStdin(os.Stdin)
 	cfg := &readline.Config{
 		Prompt:          prompt,
 		HistoryLimit:    1000,
 		InterruptPrompt: "^C",
 		EOFPrompt:       "exit",
+		Stdin:           stdin,
 	}
 	if complete != nil {
 		cfg.AutoComplete = completer(complete)
 	}
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
-	return &terminal{rl: rl}, nil
+	return &terminal{rl: rl, stdin: stdin}, nil
 }
 
 type terminal struct {
-	rl   *readline.Instance
-	once sync.Once
+	rl    *readline.Instance
+	stdin io.Closer
+	once  sync.Once
 }
 
 func (t *terminal) ReadLine() (string, error) {
@@ -72,7 +77,10 @@ func (t *terminal) Output() io.Writer { return t.rl.Stdout() }
 
 func (t *terminal) Close() error {
 	var err error
-	t.once.Do(func() { err = t.rl.Close() })
+	t.once.Do(func() {
+		t.stdin.Close()
+		err = t.rl.Close()
+	})
 	return err
 }
 
