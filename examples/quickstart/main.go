@@ -3,23 +3,40 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
-	}
+	// cli.Main: SIGINT and SIGTERM cancel ctx, -version, and the exit
+	// statuses that every example program shares.
+	cli.Main("quickstart", true, func(ctx context.Context, args []string) error {
+		fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+		version := cli.VersionFlag(fs)
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return cli.UsageError{Msg: err.Error()}
+		}
+		if *version {
+			return cli.PrintVersion(os.Stdout, "quickstart")
+		}
+		if fs.NArg() > 0 {
+			return cli.Usagef("quickstart takes no arguments, got %q", fs.Args())
+		}
+		return run(ctx)
+	})
 }
 
-func run() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+func run(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 

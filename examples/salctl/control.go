@@ -38,6 +38,12 @@ func parseJSONObject(s string) (map[string]any, error) {
 // ---------------------------------------------------------------------
 // pub
 
+const pubHelp = `JSON is an object of the topic's fields, e.g. '{"int0": 3, "double0": 1.5}';
+the fields left out take their defaults. NaN and infinities are given as the
+strings "NaN", "Infinity" and "-Infinity" (as echo -json prints them), and the
+private fields (salIndex, private_*) of a record printed by echo -json are
+ignored, so that "salctl echo -json -n 1 T | jq -c .value" can be sent back.`
+
 func cmdPub(e *env, args []string) error {
 	fs := flags(e, "pub")
 	index := fs.Int("index", 0, "SAL index written (if not given: 1 for an indexed component)")
@@ -45,7 +51,7 @@ func cmdPub(e *env, args []string) error {
 	rate := fs.Float64("rate", 1, "records per second when -n > 1")
 	asJSON := fs.Bool("json", false, "print what was written as JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT TOPIC [JSON]")
+	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT TOPIC [JSON]")
 	if err != nil {
 		return err
 	}
@@ -61,6 +67,19 @@ func cmdPub(e *env, args []string) error {
 		if fields, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
+	}
+	// What echo -json printed can be sent back: non-finite floats come as
+	// strings, and the private fields are the writer's own.
+	cli.JSONFloats(t, fields)
+	var dropped []string
+	for _, f := range t.Fields {
+		if _, ok := fields[f.Name]; ok && f.Private {
+			dropped = append(dropped, f.Name)
+			delete(fields, f.Name)
+		}
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(e.stderr, "salctl pub: ignoring %s: the SDK writes its own (use -index for the SAL index)\n", strings.Join(dropped, ", "))
 	}
 	// Check the fields before connecting; Write checks them again.
 	if err := validate.For(t).Validate(maps.Clone(fields)); err != nil {
@@ -126,6 +145,13 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
+const commandHelp = `JSON is an object of the command's fields, e.g. '{"int0": 3}' (NaN and
+infinities as "NaN", "Infinity", "-Infinity"); the fields left out take their
+defaults. Each acknowledgement is printed as it comes, with its code's name:
+  Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
+ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it).`
+
 // readsLittle makes a Remote that reads only summaryState (or, for a
 // component without it, its first event): commands need no readers.
 func readsLittle(c *salxml.Component) sal.RemoteOption {
@@ -151,8 +177,11 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
+	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
 	if err != nil {
+		return err
+	}
+	if err := positiveTimeout(*timeout); err != nil {
 		return err
 	}
 	c, idx, hasIdx, err := parseInstance(defs, pos[0])
@@ -175,6 +204,7 @@ func cmdCommand(e *env, args []string) error {
 		if params, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
+		cli.JSONFloats(c.Command(name), params)
 	}
 	bus, err := connect(e, "command", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(idx)))
 	if err != nil {
@@ -228,7 +258,7 @@ func printAck(e *env, who, name string, a *sal.Ack, asJSON bool) {
 			who, name, a.Code.String(), int32(a.Code), a.Error, a.Result, a.Timeout.Seconds(), a.SeqNum)
 		return
 	}
-	fmt.Fprintf(e.stdout, "%s %s: %s\n", who, name, a)
+	fmt.Fprintf(e.stdout, "%s %s: %s\n", who, name, cli.FormatAck(a))
 }
 
 // ---------------------------------------------------------------------
@@ -306,8 +336,11 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
+	pos, defs, err := parseArgs(e, fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
 	if err != nil {
+		return err
+	}
+	if err := positiveTimeout(*timeout); err != nil {
 		return err
 	}
 	c, idx, hasIdx, err := parseInstance(defs, pos[0])
@@ -362,7 +395,7 @@ func cmdState(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%s summaryState: %s (written %.1f s ago by %v)\n", who, st.Name(), sal.TAI()-snd, rec["private_identity"])
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"])
 	}
 
 	// History: the newest summaryState per SAL index, queued first.
@@ -406,7 +439,7 @@ func cmdState(e *env, args []string) error {
 		return fmt.Errorf("%s: no allowed transitions lead from %s to %s", r.Name(), from.Name(), target.Name())
 	}
 	if !*asJSON {
-		fmt.Fprintf(e.stdout, "%s summaryState: %s; to reach %s: %s\n", r.Name(), from.Name(), target.Name(), describe(steps))
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s); to reach %s: %s\n", r.Name(), int32(from), from.Name(), target.Name(), describe(steps))
 	}
 	for _, st := range steps {
 		_ = ev.Flush()
@@ -446,10 +479,21 @@ func describe(steps []step) string {
 // ---------------------------------------------------------------------
 // csc
 
+const cscHelp = `The CSC has the summary state machine of ts_salobj's BaseCsc and answers the
+component's other commands with CMD_COMPLETE (one with a positive "duration"
+field first acks CMD_INPROGRESS and completes after that many seconds). It
+prints on stdout each acknowledgement it sends and each change of summary
+state:
+  Example:5 start (seqNum 12) from user@host: ack 303 (CMD_COMPLETE), error 0, result "Done"
+  Example:5 summaryState 1 (DISABLED)
+On a shared bus it refuses to start beside a running instance of the same
+COMPONENT:INDEX (one whose heartbeat it sees within 3 s): exit status 1. It
+runs until exitControl (exit status 0) or until interrupted.`
+
 func cmdCSC(e *env, args []string) error {
 	fs := flags(e, "csc")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, 1, "COMPONENT[:INDEX]")
+	pos, defs, err := parseArgs(e, fs, args, 1, 1, "COMPONENT[:INDEX]")
 	if err != nil {
 		return err
 	}
@@ -467,7 +511,43 @@ func cmdCSC(e *env, args []string) error {
 	defer bus.Close()
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
-	csc, err := demoCSC(ctx, bus, c, idx)
+	var mu sync.Mutex // one line at a time on stdout
+	printf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(e.stdout, format, args...)
+	}
+	name := c.NameIndex(idx)
+	opts := []sal.CSCOption{sal.WithHooks(sal.Hooks{SummaryState: func(_ context.Context, s sal.State) error {
+		printf("%s summaryState %d (%s)\n", name, int32(s), s.Name())
+		return nil
+	}})}
+	if !bus.Embedded() {
+		// Nobody else is on an in-process bus: no duplicate to look for.
+		fmt.Fprintf(e.stderr, "salctl csc: looking for a running %s (its heartbeat) before starting\n", name)
+		opts = append(opts, sal.WithCheckDuplicate())
+	}
+	// The acks the CSC writes, read back: every command, refused or not.
+	in, err := bus.NewInstance(c, idx, "")
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	acks, err := in.Reader(c.Ack(), sal.ReaderOptions{QueueLen: 1000})
+	if err != nil {
+		return err
+	}
+	if err := in.Start(ctx); err != nil {
+		return err
+	}
+	acks.SetCallback(func(rec map[string]any) {
+		a := cli.AckOfRecord(rec)
+		printf("%s %s (seqNum %d) from %s: %s\n", name, cli.CommandOfAck(c, a), a.SeqNum, a.Identity, cli.FormatAck(a))
+	})
+	csc, err := demoCSC(ctx, bus, c, idx, opts...)
+	if errors.Is(err, sal.ErrDuplicate) {
+		return fmt.Errorf("refusing to start %s beside a running one: %w", name, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -493,7 +573,7 @@ func cmdHistory(e *env, args []string) error {
 	depth := fs.Int("depth", 0, "look back this many records (default $LSST_MAX_HISTORY_READ, else 500)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 2, "COMPONENT TOPIC")
+	pos, defs, err := parseArgs(e, fs, args, 2, 2, "COMPONENT TOPIC")
 	if err != nil {
 		return err
 	}
@@ -570,6 +650,11 @@ func cmdHistory(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "history %s: no historical data in %s\n", t, kname)
 		return nil
 	}
+	enums := cli.NewEnums(c)
+	var names []string
+	for _, f := range t.Fields {
+		names = append(names, f.Name)
+	}
 	for _, rec := range recs {
 		snd, _ := rec["private_sndStamp"].(float64)
 		if *asJSON {
@@ -582,6 +667,9 @@ func cmdHistory(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "history %s:%s private_seqNum %v, private_sndStamp %.6f, data age %.3f s\n  %s\n",
 			t, idx, rec["private_seqNum"], snd, now-snd, cli.FieldsJSON(t, rec))
+		if l := enums.Labels(t.SALName, names, rec); len(l) > 0 {
+			fmt.Fprintf(e.stdout, "  %s\n", strings.Join(l, ", "))
+		}
 	}
 	return nil
 }

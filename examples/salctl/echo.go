@@ -31,6 +31,8 @@ type follower struct {
 	bus    *sal.Bus
 	feeder *demoFeeder
 	shapes map[int32]shape // by schema id
+	defs   *salxml.Definitions
+	enums  map[string]*cli.Enums // by component
 }
 
 // kafkaTopic resolves a full Kafka topic name (lsst.SUBNAME.C.T) or
@@ -69,12 +71,15 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	return t.KafkaName(subname), t, nil
 }
 
-func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool) (*follower, error) {
+// startFollower resolves the topics named, runs check (may be nil) on
+// those the definitions know, by Kafka name, and connects.
+func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool, check func(map[string]*salxml.Topic) error) (*follower, error) {
 	cfg, err := sal.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}}
+	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}, defs: defs, enums: map[string]*cli.Enums{}}
+	known := map[string]*salxml.Topic{}
 	for _, a := range args {
 		kn, t, err := kafkaTopic(e, defs, cfg.Subname, a)
 		if err != nil {
@@ -86,6 +91,12 @@ func startFollower(e *env, verb string, defs *salxml.Definitions, args []string,
 		f.names = append(f.names, kn)
 		if t != nil {
 			f.known = append(f.known, t)
+			known[kn] = t
+		}
+	}
+	if check != nil {
+		if err := check(known); err != nil {
+			return nil, err
 		}
 	}
 	peer := "a built-in writer publishes random records of " + strings.Join(topicNames(f.known), ", ") + " at 20 Hz"
@@ -321,6 +332,16 @@ func topicNames(ts []*salxml.Topic) []string {
 // ---------------------------------------------------------------------
 // echo
 
+const echoHelp = `A TOPIC is COMPONENT.TOPIC (Example.scalars, Example.evt_summaryState) or a
+full Kafka topic name (lsst.sal.Example.scalars). Each record is decoded with
+its writer's schema from the registry, so topics the definitions do not know
+are read too. The text output has one line a field, enumerated values with
+their names (summaryState: 2 (ENABLED)); -json prints one object per record
+with the values as numbers, NaN and infinities as the strings "NaN",
+"Infinity" and "-Infinity", which pub accepts back. -fields names fields that
+every topic must have (an unknown one is an error naming the close matches).
+-timeout 0 (the default) means no limit; it must not be negative.`
+
 func cmdEcho(e *env, args []string) error {
 	fs := flags(e, "echo")
 	n := fs.Int("n", 0, "stop after COUNT records (0: until interrupted)")
@@ -329,18 +350,40 @@ func cmdEcho(e *env, args []string) error {
 	last := fs.Int("last", 0, "first print the last N records of each partition")
 	only := fs.String("fields", "", "print only these fields (comma separated)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
 	if *n < 0 || *last < 0 {
 		return cli.Usagef("-n and -last must be >= 0")
 	}
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
 	var fields []string
 	if *only != "" {
-		fields = strings.Split(*only, ",")
+		for _, fn := range strings.Split(*only, ",") {
+			if fn = strings.TrimSpace(fn); fn != "" {
+				fields = append(fields, fn)
+			}
+		}
 	}
-	f, err := startFollower(e, "echo", defs, pos, *last, *verbose)
+	// The fields are checked against the definitions' topics before
+	// connecting, and against each other topic's writer schema at its
+	// first record.
+	check := func(known map[string]*salxml.Topic) error {
+		for kn, t := range known {
+			var names []string
+			for _, fl := range t.Fields {
+				names = append(names, fl.Name)
+			}
+			if err := checkFields(kn, fields, names); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f, err := startFollower(e, "echo", defs, pos, *last, *verbose, check)
 	if err != nil {
 		return err
 	}
@@ -348,11 +391,23 @@ func cmdEcho(e *env, args []string) error {
 	ctx, cancel := withTimeout(e.ctx, *timeout)
 	defer cancel()
 	count := 0
+	checked := map[int32]bool{}
+	var fieldErr error
 	err = f.run(ctx, func(r sal.TapRecord) bool {
+		if len(fields) > 0 && r.Err == nil && !checked[r.SchemaID] {
+			sh, _ := f.record(r)
+			if fieldErr = checkFields(r.Topic, fields, sh.fields); fieldErr != nil {
+				return false
+			}
+			checked[r.SchemaID] = true
+		}
 		f.print(r, *asJSON, fields)
 		count++
 		return *n == 0 || count < *n
 	}, nil)
+	if fieldErr != nil {
+		return fieldErr
+	}
 	if err != nil {
 		return err
 	}
@@ -365,8 +420,44 @@ func cmdEcho(e *env, args []string) error {
 	return nil
 }
 
+// checkFields refuses -fields that a topic does not have, naming the
+// close matches.
+func checkFields(topic string, want, have []string) error {
+	for _, w := range want {
+		if slices.Contains(have, w) {
+			continue
+		}
+		if c := salxml.Closest(w, have); len(c) > 0 {
+			return cli.Usagef("-fields: %s has no field %q (did you mean %s?)", topic, w, strings.Join(c, ", "))
+		}
+		return cli.Usagef("-fields: %s has no field %q; its fields are %s", topic, w, strings.Join(have, ", "))
+	}
+	return nil
+}
+
+// enumsOf returns the enumerations of a Kafka topic's component (the
+// generic ones only for a component the definitions do not have), and
+// the topic's SAL name.
+func (f *follower) enumsOf(kafka string) (*cli.Enums, string) {
+	parts := strings.SplitN(kafka, ".", 4)
+	if len(parts) != 4 {
+		return nil, kafka
+	}
+	comp, topic := parts[2], parts[3]
+	en, ok := f.enums[comp]
+	if !ok {
+		var c *salxml.Component
+		if f.defs != nil && f.defs.Has(comp) {
+			c, _ = f.defs.Component(comp)
+		}
+		en = cli.NewEnums(c)
+		f.enums[comp] = en
+	}
+	return en, topic
+}
+
 // print prints a record: as a JSON line, or as a header line and one
-// line a field.
+// line a field (enumerated values with their names).
 func (f *follower) print(r sal.TapRecord, asJSON bool, fields []string) {
 	sh, rec := f.record(r)
 	if rec != nil && len(fields) > 0 {
@@ -403,8 +494,9 @@ func (f *follower) print(r sal.TapRecord, asJSON bool, fields []string) {
 	if r.Err != nil {
 		fmt.Fprintf(&b, "cannot decode: %v\nsize: %d bytes\n", r.Err, r.Size)
 	} else {
+		enums, topic := f.enumsOf(r.Topic)
 		for i, n := range rec.Names {
-			fmt.Fprintf(&b, "%s: %s\n", n, cli.TextValue(rec.Values[i]))
+			fmt.Fprintf(&b, "%s: %s\n", n, enums.Label(topic, n, rec.Values[i]))
 		}
 	}
 	_, _ = fmt.Fprint(f.e.stdout, b.String())
@@ -459,11 +551,14 @@ func cmdHz(e *env, args []string) error {
 	window := fs.Int("window", 10000, "number of intervals averaged")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	f, err := startFollower(e, "hz", defs, pos, 0, *verbose)
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
+	f, err := startFollower(e, "hz", defs, pos, 0, *verbose, nil)
 	if err != nil {
 		return err
 	}
@@ -514,11 +609,14 @@ func cmdBw(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	f, err := startFollower(e, "bw", defs, pos, 0, *verbose)
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
+	f, err := startFollower(e, "bw", defs, pos, 0, *verbose, nil)
 	if err != nil {
 		return err
 	}

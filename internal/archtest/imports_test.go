@@ -59,6 +59,7 @@ var thirdParty = map[string][]string{
 	"github.com/santhosh-tekuri/jsonschema":  {"internal/jsonschema"},
 	"go.yaml.in/yaml":                        {"internal/yamlx"},
 	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
+	"github.com/chzyer/readline":             {"examples/internal/lineedit"},
 }
 
 type pkg struct {
