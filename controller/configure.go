@@ -78,7 +78,7 @@ func (c *configurator) readDir(ctx context.Context, s *CSC) {
 	}
 }
 
-// startPoll reads the folder now and then every second until stopPoll.
+// startPoll reads the folder every second until stopPoll.
 func (c *configurator) startPoll(s *CSC) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -93,7 +93,6 @@ func (c *configurator) startPoll(s *CSC) {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
-			c.readDir(s.c.ctx, s)
 			select {
 			case <-t.C:
 			case <-stop:
@@ -101,6 +100,7 @@ func (c *configurator) startPoll(s *CSC) {
 			case <-s.c.ctx.Done():
 				return
 			}
+			c.readDir(s.c.ctx, s)
 		}
 	}()
 }

@@ -522,6 +522,10 @@ func (s *CSC) report(ctx context.Context) error {
 	if s.conf != nil {
 		s.conf.stopPoll()
 		if st == Standby {
+			// The first read now, so that configurationsAvailable is
+			// written with the state, as the reference's poller does
+			// at once; then the poller, every second.
+			s.conf.readDir(ctx, s)
 			s.conf.startPoll(s)
 		}
 	}

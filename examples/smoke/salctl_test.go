@@ -130,7 +130,7 @@ func TestSalctlCSC(t *testing.T) {
 		t.Errorf("csc does not say it looks for a running instance\n%s", csc.dump())
 	}
 	r := run(t, shared, "salctl", "csc", "Example:7")
-	if r.code != 1 || !strings.Contains(r.stderr, "refusing to start Example:7 beside a running one") || !strings.Contains(r.stderr, "another instance of this CSC is running") {
+	if r.code != 1 || !strings.Contains(r.stderr, "refusing to start Example:7 beside a running one") || !strings.Contains(r.stderr, "quitting: found another instance with origin=") {
 		t.Errorf("a second csc Example:7: want exit 1 and the refusal\n%s", r)
 	}
 	mustRun(t, shared, "salctl", "command", "Example:7", "start")
