@@ -490,14 +490,11 @@ func (s *Script) assertState(action string, states ...ScriptState) error {
 		return Expectedf("Cannot %s: script is exiting", action)
 	}
 	if !slices.Contains(states, s.state) {
-		names := ""
+		names := make([]string, len(states))
 		for i, st := range states {
-			if i > 0 {
-				names += ", "
-			}
-			names += st.Name()
+			names[i] = st.Name()
 		}
-		return Expectedf("Cannot %s: state=%s instead of %s", action, s.state.Name(), names)
+		return Expectedf("Cannot %s: state=%s instead of %s", action, s.state.Name(), strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -770,8 +767,9 @@ func (s *Script) doRun(ctx context.Context, cmd *Command) error {
 // (return it); else, if it matches the pause pattern, writes PAUSED and
 // waits for resume (then writes RUNNING and returns nil) or for a stop or
 // ctx (then returns the context's error); else writes the state again
-// (forced) and returns nil. Outside Run it returns salobj's
-// "checkpoint error: ..." texts.
+// (forced) and returns nil. Once the script is stopping it returns the
+// cancellation at once. Outside Run it returns salobj's "checkpoint
+// error: ..." texts.
 func (s *Script) Checkpoint(ctx context.Context, name string) error {
 	s.mu.Lock()
 	if s.state != ScriptRunning {
@@ -785,6 +783,12 @@ func (s *Script) Checkpoint(ctx context.Context, name string) error {
 	if !s.runActive {
 		defer s.mu.Unlock()
 		return errors.New("checkpoint error: state is RUNNING but run_task is done")
+	}
+	if err := s.runCtx.Err(); err != nil {
+		// Stopped already (salobj: the cancelled task raises at its next
+		// await): nothing more is counted or written.
+		s.mu.Unlock()
+		return err
 	}
 	s.numCheckpoints++
 	s.lastCheckpoint = name

@@ -99,6 +99,10 @@ func (ts *testScript) config() controller.ScriptConfig {
 			if ts.block != nil {
 				close(ts.block)
 				<-ctx.Done()
+				// Stopping: a checkpoint now returns at once, counts nothing.
+				if err := s.Checkpoint(context.Background(), "late"); !errors.Is(err, context.Canceled) {
+					return fmt.Errorf("a checkpoint once stopping: %v", err)
+				}
 				return ctx.Err()
 			}
 			if err := s.Checkpoint(ctx, "end"); err != nil {
@@ -381,7 +385,8 @@ func TestScript_ConfigureFailed(t *testing.T) {
 }
 
 // TestScript_StopWhileRunning: stop during Run is acked at once, cancels
-// Run's context, then STOPPING, Cleanup (with a live context) and STOPPED.
+// Run's context (a checkpoint then returns the cancellation and counts
+// nothing), then STOPPING, Cleanup (with a live context) and STOPPED.
 func TestScript_StopWhileRunning(t *testing.T) {
 	e := newScriptEnv(t)
 	ts := &testScript{block: make(chan struct{})}
