@@ -654,7 +654,7 @@ func (s *Script) doConfigure(ctx context.Context, cmd *Command) error {
 		return err
 	}
 	if level, _ := cmd.Data["logLevel"].(int32); level != 0 {
-		s.c.logs.level.Set(pyToSlog(level))
+		s.c.logs.setPy(level)
 		if err := s.c.writeLogLevel(ctx); err != nil {
 			return err
 		}

@@ -290,7 +290,16 @@ func TestScript_ConfigurePauseResumeDone(t *testing.T) {
 	}
 	failedWith(t, "run while UNCONFIGURED", cmd(t, r, "run", nil), "Cannot run: state=UNCONFIGURED instead of CONFIGURED")
 
-	configure(t, r, "metadata: {anything: 1}\nwait_time: 0.5", "start", "", "BL1_O_20260101_000001")
+	// A level between INFO and DEBUG, as salobj's test_pause: logLevel
+	// reports it exactly.
+	mustCmd(t, r, "configure", map[string]any{"config": "metadata: {anything: 1}\nwait_time: 0.5", "logLevel": 19,
+		"pauseCheckpoint": "start", "blockId": "BL1_O_20260101_000001"})
+	if cp := next(t, r, "checkpoints"); cp["pause"] != "start" || cp["stop"] != "" {
+		t.Errorf("checkpoints %v", cp)
+	}
+	if lv := next(t, r, "logLevel"); lv["level"] != int32(19) {
+		t.Errorf("logLevel after configure %v, want 19", lv)
+	}
 	md := next(t, r, "metadata")
 	for k, v := range map[string]any{"coordinateSystem": int16(1), "rotationSystem": int16(1), "dome": int16(3), "filters": "",
 		"duration": 0.5, "totalCheckpoints": int32(2), "nimages": int32(0), "instrument": "", "survey": ""} {
