@@ -144,8 +144,10 @@ func (s *Script) Start(ctx context.Context) error { return s.s.Start(ctx) }
 // (salobj's checkpoint): call it from Run. It returns nil to go on, or an
 // error to return from Run (the script is stopping). The name is matched
 // against the configure command's pauseCheckpoint and stopCheckpoint
-// regular expressions as Python's re.fullmatch does; the default stop
-// pattern "" stops at a checkpoint without a name.
+// regular expressions as Python's re.fullmatch does (the whole name; the
+// default stop pattern "" stops at a checkpoint without a name), in Go's
+// RE2 syntax: patterns with lookarounds or backreferences are refused by
+// configure, and \d, \w and \s match ASCII only.
 func (s *Script) Checkpoint(ctx context.Context, name string) error { return s.s.Checkpoint(ctx, name) }
 
 // Bus returns the script's bus.
