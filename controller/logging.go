@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -83,6 +84,7 @@ func PyToSlog(l int32) slog.Level { return pyToSlog(l) }
 type logSink struct {
 	c     *Controller
 	level slog.LevelVar
+	py    atomic.Int32 // the Python level, as set (logLevel reports it exactly)
 
 	mu      sync.Mutex
 	started bool
@@ -93,8 +95,15 @@ const maxEarly = 10
 
 func newLogSink(c *Controller) *logSink {
 	s := &logSink{c: c}
-	s.level.Set(slog.LevelInfo)
+	s.setPy(pyInfo)
 	return s
+}
+
+// setPy sets the level from a Python level (setLogLevel, a script's
+// configure command).
+func (s *logSink) setPy(level int32) {
+	s.level.Set(pyToSlog(level))
+	s.py.Store(level)
 }
 
 // start writes the records kept from before the component started.
@@ -240,7 +249,7 @@ func (c *Controller) setLogLevel(ctx context.Context, cmd *Command) error {
 	if level == 0 {
 		level = pyWarning // Python's NOTSET inherits the root logger's WARNING
 	}
-	c.logs.level.Set(pyToSlog(level))
+	c.logs.setPy(level)
 	return c.writeLogLevel(ctx)
 }
 
@@ -250,7 +259,7 @@ func (c *Controller) writeLogLevel(ctx context.Context) error {
 	if w == nil {
 		return nil
 	}
-	_, err := w.SetWrite(ctx, map[string]any{"level": slogToPy(c.logs.level.Level()), "subsystem": ""}, false)
+	_, err := w.SetWrite(ctx, map[string]any{"level": c.logs.py.Load(), "subsystem": ""}, false)
 	return err
 }
 
@@ -265,7 +274,10 @@ func (c *Controller) Logger() *slog.Logger { return c.logger }
 // SetLogLevel sets the level of the records written as logMessage, as the
 // --loglevel flag and setLogLevel do (before Start, the logLevel event
 // written at start reports it).
-func (c *Controller) SetLogLevel(l slog.Level) { c.logs.level.Set(l) }
+func (c *Controller) SetLogLevel(l slog.Level) {
+	c.logs.level.Set(l)
+	c.logs.py.Store(slogToPy(l))
+}
 
 // LogLevel returns the level of the records written as logMessage.
 func (c *Controller) LogLevel() slog.Level { return c.logs.level.Level() }

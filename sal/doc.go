@@ -47,6 +47,18 @@
 // The generic commands (start, enable, disable, standby, exitControl,
 // setLogLevel) are the CSC's own; code acts on them through WithHooks.
 //
+// # SAL scripts
+//
+// A SAL script is a program the ScriptQueue runs once: ScriptSpec declares
+// its description, configuration schema and Configure, SetMetadata, Run
+// and Cleanup functions; RunScript gives it ts_salobj's BaseScript command
+// line, states, commands, events and exit codes:
+//
+//	os.Exit(sal.RunScript(sal.ScriptSpec{Name: "Slew", Schema: schema,
+//		Run: func(ctx context.Context, s *sal.Script) error {
+//			return s.Checkpoint(ctx, "start") // pauses or stops here if asked
+//		}}))
+//
 // # Buses
 //
 // Connect makes a bus of its own (one Kafka producer and registry client,
