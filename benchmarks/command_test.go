@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -51,15 +49,15 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // commandPair starts a Controller of Example:1 whose setScalars handler
 // returns at once (concurrently) and a Remote of it with opts, on a fresh
 // bus; both close when b ends.
-func commandPair(b *testing.B, opts ...remote.Option) (*sal.Bus, *sal.Remote) {
+func commandPair(b *testing.B, opts ...sal.RemoteOption) (*sal.Bus, *sal.Remote) {
 	b.Helper()
 	bus := benchBus(b)
 	ctx := context.Background()
-	c, err := bus.NewController("Example", 1, controller.AllowMissing(), controller.Concurrent("setScalars"))
+	c, err := bus.NewController("Example", 1, sal.WithAllowMissing(), sal.WithConcurrent("setScalars"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	c.HandleFunc("setScalars", func(context.Context, *controller.Command) error { return nil })
+	c.HandleFunc("setScalars", func(context.Context, *sal.Command) error { return nil })
 	if err := c.Start(ctx); err != nil {
 		b.Fatal(err)
 	}

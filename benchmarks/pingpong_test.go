@@ -12,7 +12,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/lsst-sal/salgo/internal/codec"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -159,14 +158,14 @@ func BenchmarkPingPong(b *testing.B) {
 // reports x-raw = SDK rate / raw rate. remote=all is the Remote of
 // BenchmarkCommandRoundTrip (it reads every event and telemetry topic, 16
 // partitions fetched by one consumer, as ts_salobj's); remote=one reads one
-// event besides the acks (remote.Include), to show what fetching the
+// event besides the acks (sal.WithInclude), to show what fetching the
 // other partitions costs on each wake.
 func BenchmarkCommandVsRaw(b *testing.B) {
 	b.Run("remote=all", func(b *testing.B) { benchCommandVsRaw(b) })
-	b.Run("remote=one", func(b *testing.B) { benchCommandVsRaw(b, remote.Include("heartbeat")) })
+	b.Run("remote=one", func(b *testing.B) { benchCommandVsRaw(b, sal.WithInclude("heartbeat")) })
 }
 
-func benchCommandVsRaw(b *testing.B, opts ...remote.Option) {
+func benchCommandVsRaw(b *testing.B, opts ...sal.RemoteOption) {
 	ctx := context.Background()
 	bus, r := commandPair(b, opts...)
 	p := newPingPong(b, bus)

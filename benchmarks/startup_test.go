@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -57,11 +56,11 @@ func BenchmarkLateJoiner(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					r, err := bus.NewRemote(ctx, "Example", 0, remote.ReadOnly(), remote.Include("scalars"))
+					r, err := bus.NewRemote(ctx, "Example", 0, sal.WithReadOnly(), sal.WithInclude("scalars"))
 					if err != nil {
 						b.Fatal(err)
 					}
-					if s := r.Event("scalars").Stats(); s.Historical != 10 {
+					if s := r.MustEvent("scalars").Stats(); s.Historical != 10 {
 						b.Fatalf("historical %d, want 10", s.Historical)
 					}
 					r.Close()
@@ -98,7 +97,7 @@ func BenchmarkNewRemote(b *testing.B) {
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				b.StartTimer()
-				var rs []*remote.Remote
+				var rs []*sal.Remote
 				for _, name := range names[:n] {
 					r, err := bus.NewRemote(ctx, name, 0)
 					if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -43,36 +44,25 @@ func (a *AckResult) Error() string {
 	return fmt.Sprintf("%s error=%d: %s", a.Code, a.ErrorCode, a.Result)
 }
 
-// Option configures a Controller.
-type Option interface{ apply(*config) }
-
-type config struct {
-	allowMissing bool
-	concurrent   []string
-	writeOnly    bool
-	identity     string
-	queueLen     int
+// Config configures a Controller; the zero Config is the reference's
+// Controller (every command read, each topic's commands one at a time, a
+// handler required for each). Applications set it through package sal's
+// options (sal.WithAllowMissing, sal.WithConcurrent, ...).
+type Config struct {
+	// AllowMissing lets commands without a handler answer CMD_FAILED
+	// "This command is not supported" instead of failing Start.
+	AllowMissing bool
+	// Concurrent names commands of which several may run at once (by
+	// default the commands of one topic run one at a time).
+	Concurrent []string
+	// WriteOnly makes a Controller that reads no commands.
+	WriteOnly bool
+	// Identity is the private_identity written (default "Name[:index]").
+	Identity string
+	// QueueLen bounds each command topic's queue (default and minimum
+	// 1000); when full, the oldest command is dropped and counted.
+	QueueLen int
 }
-
-type optFunc func(*config)
-
-func (f optFunc) apply(c *config) { f(c) }
-
-// AllowMissing lets commands without a handler answer CMD_FAILED "This
-// command is not supported" instead of failing Start.
-func AllowMissing() Option { return optFunc(func(c *config) { c.allowMissing = true }) }
-
-// Concurrent lets several instances of the named commands run at once
-// (by default commands on one topic run one at a time).
-func Concurrent(commands ...string) Option {
-	return optFunc(func(c *config) { c.concurrent = append(c.concurrent, commands...) })
-}
-
-// WriteOnly makes a Controller that reads no commands.
-func WriteOnly() Option { return optFunc(func(c *config) { c.writeOnly = true }) }
-
-// Identity sets the private_identity written, overriding "Name[:index]".
-func Identity(id string) Option { return optFunc(func(c *config) { c.identity = id }) }
 
 // Command is one received command.
 type Command struct {
@@ -118,7 +108,7 @@ type Controller struct {
 	in    *topics.Instance
 	comp  *salxml.Component
 	index int
-	cfg   config
+	cfg   Config
 	log   *slog.Logger
 
 	handlers map[string]Handler
@@ -133,6 +123,8 @@ type Controller struct {
 	running sync.WaitGroup
 	rl      *ratelog.Limiter
 	seen    dedup
+	logs    *logSink
+	logger  *slog.Logger
 
 	mu       sync.Mutex
 	started  bool
@@ -147,19 +139,15 @@ type Controller struct {
 
 // New makes a Controller of the named component and SAL index. Add
 // handlers with Handle, then Start.
-func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller, error) {
-	var cfg config
-	for _, o := range opts {
-		o.apply(&cfg)
-	}
+func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, error) {
 	comp, err := d.Component(name)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.identity == "" {
-		cfg.identity = comp.NameIndex(index)
+	if cfg.Identity == "" {
+		cfg.Identity = comp.NameIndex(index)
 	}
-	in, err := d.NewInstance(comp, index, cfg.identity)
+	in, err := d.NewInstance(comp, index, cfg.Identity)
 	if err != nil {
 		return nil, err
 	}
@@ -174,13 +162,18 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 		seen:    newDedup(dedupWindow),
 		closing: make(chan struct{}), finished: make(chan struct{}),
 	}
-	for _, n := range cfg.concurrent {
-		if comp.Command(n) == nil {
+	c.logs = newLogSink(c)
+	c.logger = slog.New(&logHandler{sink: c.logs, next: d.Logger().Handler()})
+	for i, n := range cfg.Concurrent {
+		t, err := comp.Lookup(salxml.Command, n)
+		if err != nil {
 			in.Close()
 			cancel()
-			return nil, fmt.Errorf("controller: Concurrent(%q): %s has no such command", n, comp.Name)
+			return nil, fmt.Errorf("controller: concurrent commands: %w", err)
 		}
+		cfg.Concurrent[i] = t.Name()
 	}
+	c.cfg = cfg
 	names := comp.SALTopicNames()
 	for i, n := range names {
 		c.cmdtype[n] = int32(i)
@@ -192,11 +185,11 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 		case salxml.Telemetry:
 			c.tels[t.Name()], err = in.Writer(t)
 		case salxml.Command:
-			if !cfg.writeOnly {
-				c.readers[t.Name()], err = in.Reader(t, topics.ReaderOptions{QueueLen: max(cfg.queueLen, 1000)})
+			if !cfg.WriteOnly {
+				c.readers[t.Name()], err = in.Reader(t, topics.ReaderOptions{QueueLen: max(cfg.QueueLen, 1000)})
 			}
 		case salxml.Ack:
-			if !cfg.writeOnly {
+			if !cfg.WriteOnly {
 				c.ackW, err = in.Writer(t)
 			}
 		}
@@ -205,6 +198,9 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller,
 			cancel()
 			return nil, err
 		}
+	}
+	if c.readers["setLogLevel"] != nil {
+		c.handlers["setLogLevel"] = HandlerFunc(c.setLogLevel)
 	}
 	return c, nil
 }
@@ -221,34 +217,71 @@ func (c *Controller) Index() int { return c.index }
 // Identity returns the private_identity written.
 func (c *Controller) Identity() string { return c.in.Identity() }
 
-// Instance returns the underlying topics.Instance.
-func (c *Controller) Instance() *topics.Instance { return c.in }
-
-// Handle sets the handler of a command (bare name). It must be called
-// before Start.
+// Handle sets the handler of a command (bare, SAL or attribute name). It
+// must be called before Start.
 func (c *Controller) Handle(name string, h Handler) error {
-	if c.comp.Command(name) == nil {
-		return fmt.Errorf("controller: %s has no command %q", c.comp.Name, name)
+	t, err := c.comp.Lookup(salxml.Command, name)
+	if err != nil {
+		return fmt.Errorf("controller: handler: %w", err)
+	}
+	if h == nil {
+		return fmt.Errorf("controller: nil handler for %s", t.Name())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.started {
-		return errors.New("controller: Handle after Start")
+		return fmt.Errorf("controller: handler for %s set after Start", t.Name())
 	}
-	c.handlers[name] = h
+	c.handlers[t.Name()] = h
 	return nil
 }
 
 // HandleFunc sets a function as the handler of a command.
 func (c *Controller) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
+	if f == nil {
+		return c.Handle(name, nil)
+	}
 	return c.Handle(name, HandlerFunc(f))
 }
 
-// Event returns the writer of an event by bare name, or nil.
-func (c *Controller) Event(name string) *topics.Writer { return c.evts[name] }
+// Event returns the writer of an event, named by its bare name
+// ("summaryState"), SAL name or attribute name (evt_summaryState). An
+// unknown name is an error naming the component and the close matches.
+func (c *Controller) Event(name string) (*topics.Writer, error) {
+	return c.writer(salxml.Event, name, c.evts)
+}
 
-// Telemetry returns the writer of a telemetry topic, or nil.
-func (c *Controller) Telemetry(name string) *topics.Writer { return c.tels[name] }
+// MustEvent is Event for names known to be right: it panics with Event's
+// error.
+func (c *Controller) MustEvent(name string) *topics.Writer { return must(c.Event(name)) }
+
+// Telemetry returns the writer of a telemetry topic, named by its name or
+// attribute name (tel_scalars). Errors as Event's.
+func (c *Controller) Telemetry(name string) (*topics.Writer, error) {
+	return c.writer(salxml.Telemetry, name, c.tels)
+}
+
+// MustTelemetry is Telemetry for names known to be right: it panics with
+// Telemetry's error.
+func (c *Controller) MustTelemetry(name string) *topics.Writer { return must(c.Telemetry(name)) }
+
+// event returns the writer of an event the code knows exists, or nil.
+func (c *Controller) event(name string) *topics.Writer { return c.evts[name] }
+
+func (c *Controller) writer(k salxml.Kind, name string, m map[string]*topics.Writer) (*topics.Writer, error) {
+	t, err := c.comp.Lookup(k, name)
+	if err != nil {
+		return nil, fmt.Errorf("controller: %w", err)
+	}
+	return m[t.Name()], nil
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 // Stats returns the command counters.
 func (c *Controller) Stats() Stats {
@@ -279,15 +312,15 @@ func (c *Controller) Start(ctx context.Context) error {
 		}
 	}
 	slices.Sort(missing)
-	if len(missing) > 0 && !c.cfg.allowMissing {
+	if len(missing) > 0 && !c.cfg.AllowMissing {
 		c.mu.Unlock()
-		return fmt.Errorf("controller: %s: no handler for command(s) %v (add them, or use AllowMissing)", c.Name(), missing)
+		return fmt.Errorf("controller: %s: no handler for command(s) %v (add them, or allow missing ones with sal.WithAllowMissing)", c.Name(), missing)
 	}
 	c.started = true
 	c.mu.Unlock()
 	for name, r := range c.readers {
 		recv := func(rec map[string]any) { c.receive(name, rec) }
-		if slices.Contains(c.cfg.concurrent, name) {
+		if slices.Contains(c.cfg.Concurrent, name) {
 			// receive never blocks for a concurrent command (its handler
 			// runs on a goroutine of its own and acks are queued without
 			// waiting), so it runs on the poll goroutine: one goroutine
@@ -301,6 +334,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	if err := c.in.Start(ctx); err != nil {
 		return fmt.Errorf("controller: start %s: %w", c.Name(), err)
+	}
+	c.logs.start()
+	if err := c.writeLogLevel(ctx); err != nil {
+		return fmt.Errorf("controller: start %s: write logLevel: %w", c.Name(), err)
 	}
 	return nil
 }
@@ -347,7 +384,7 @@ func (c *Controller) receive(name string, rec map[string]any) {
 	}
 	c.running.Add(1)
 	c.mu.Unlock()
-	if slices.Contains(c.cfg.concurrent, name) {
+	if slices.Contains(c.cfg.Concurrent, name) {
 		go c.run(h, cmd)
 	} else {
 		c.run(h, cmd)
@@ -356,9 +393,10 @@ func (c *Controller) receive(name string, rec map[string]any) {
 
 func (c *Controller) run(h Handler, cmd *Command) {
 	defer c.running.Done()
-	err := c.call(h, cmd)
+	err, stack := c.call(h, cmd)
 	var res *AckResult
 	var a topics.Ack
+	logIt := false
 	switch {
 	case err == nil:
 		a = topics.Ack{Code: topics.CmdComplete, Result: "Done"}
@@ -370,18 +408,22 @@ func (c *Controller) run(h Handler, cmd *Command) {
 		a = topics.Ack{Code: topics.CmdTimeout, Error: 1, Result: "Timeout"}
 	default:
 		a = topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: " + err.Error()}
+		logIt = true
 	}
 	c.final(cmd, a)
+	if logIt {
+		c.logFailure(cmd, err, stack) // after the ack, as the reference
+	}
 }
 
-func (c *Controller) call(h Handler, cmd *Command) (err error) {
+// call runs h; a panic becomes an error, with the stack where it happened.
+func (c *Controller) call(h Handler, cmd *Command) (err error, stack string) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.rl.Log(slog.LevelError, "panic:"+cmd.Name, "controller: command handler panicked", "controller", c.Name(), "command", cmd.Name, "panic", fmt.Sprint(p))
-			err = fmt.Errorf("handler panicked: %v", p)
+			err, stack = fmt.Errorf("handler panicked: %v", p), string(debug.Stack())
 		}
 	}()
-	return h.Handle(c.ctx, cmd)
+	return h.Handle(c.ctx, cmd), ""
 }
 
 func (c *Controller) final(cmd *Command, a topics.Ack) {

@@ -9,18 +9,19 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
-func newRemote(t testing.TB, d *topics.Domain, index int, opts ...remote.Option) *remote.Remote {
+func newRemote(t testing.TB, d *topics.Domain, index int) *remote.Remote {
 	t.Helper()
-	r, err := remote.New(d, "Example", index, opts...)
+	r, err := remote.New(d, "Example", index, remote.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +48,14 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // startController starts a plain Controller of Example with the given
 // handlers (the others answer "This command is not supported").
-func startController(t testing.TB, d *topics.Domain, index int, handlers map[string]controller.HandlerFunc, opts ...controller.Option) *controller.Controller {
+func startController(t testing.TB, d *topics.Domain, index int, handlers map[string]controller.HandlerFunc, cfg ...controller.Config) *controller.Controller {
 	t.Helper()
-	c, err := controller.New(d, "Example", index, append([]controller.Option{controller.AllowMissing()}, opts...)...)
+	c0 := controller.Config{}
+	if len(cfg) > 0 {
+		c0 = cfg[0]
+	}
+	c0.AllowMissing = true
+	c, err := controller.New(d, "Example", index, c0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +306,7 @@ func TestController_Concurrent(t *testing.T) {
 			defer leave(&inScalars)
 			return nil
 		},
-	}, controller.Concurrent("wait"))
+	}, controller.Config{Concurrent: []string{"wait"}})
 	r := newRemote(t, d, 1)
 	var fs []*remote.Future
 	for range n {
@@ -331,7 +337,7 @@ func TestController_Concurrent(t *testing.T) {
 	if maxScalars != 1 {
 		t.Errorf("up to %d setScalars handlers ran at once, want 1", maxScalars)
 	}
-	if _, err := controller.New(d, "Example", 1, controller.Concurrent("nosuch")); err == nil {
+	if _, err := controller.New(d, "Example", 1, controller.Config{Concurrent: []string{"nosuch"}}); err == nil {
 		t.Error("Concurrent of an unknown command accepted")
 	}
 }
@@ -341,16 +347,22 @@ func TestController_Concurrent(t *testing.T) {
 func TestController_Setup(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	ctx := testbus.Ctx(t)
-	c, err := controller.New(d, "Example", 3, controller.Identity("me"))
+	c, err := controller.New(d, "Example", 3, controller.Config{Identity: "me"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.Name() != "Example:3" || c.Index() != 3 || c.Identity() != "me" || c.Component().Name != "Example" || c.Instance() == nil {
+	if c.Name() != "Example:3" || c.Index() != 3 || c.Identity() != "me" || c.Component().Name != "Example" {
 		t.Errorf("names: %s %d %s", c.Name(), c.Index(), c.Identity())
 	}
-	if c.Event("summaryState") == nil || c.Telemetry("scalars") == nil || c.Event("nosuch") != nil {
-		t.Error("writers")
+	if w, err := c.Event("evt_summaryState"); err != nil || w != c.MustEvent("summaryState") || c.MustTelemetry("tel_scalars") == nil {
+		t.Errorf("writers: %v, %v", w, err)
+	}
+	if _, err := c.Event("sumaryState"); !errors.Is(err, salxml.ErrUnknownTopic) || !strings.Contains(err.Error(), "did you mean summaryState") {
+		t.Errorf("unknown event: %v", err)
+	}
+	if err := c.HandleFunc("setScalars", nil); err == nil {
+		t.Error("nil handler accepted")
 	}
 	if err := c.HandleFunc("nosuch", nil); err == nil {
 		t.Error("handler for an unknown command accepted")
@@ -358,7 +370,7 @@ func TestController_Setup(t *testing.T) {
 	if err := c.Start(ctx); err == nil || !strings.Contains(err.Error(), "no handler") {
 		t.Errorf("Start with no handlers: %v", err)
 	}
-	wo, err := controller.New(d, "Example", 4, controller.WriteOnly())
+	wo, err := controller.New(d, "Example", 4, controller.Config{WriteOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,10 +384,10 @@ func TestController_Setup(t *testing.T) {
 	if err := wo.Start(ctx); err == nil {
 		t.Error("Start twice accepted")
 	}
-	if _, err := wo.Event("scalars").Write(ctx, map[string]any{"int0": 1}); err != nil {
+	if _, err := wo.MustEvent("scalars").Write(ctx, map[string]any{"int0": 1}); err != nil {
 		t.Errorf("write-only controller's event: %v", err)
 	}
-	if _, err := controller.New(d, "NoSuch", 0); err == nil {
+	if _, err := controller.New(d, "NoSuch", 0, controller.Config{}); err == nil {
 		t.Error("unknown component accepted")
 	}
 }

@@ -5,13 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // State is a CSC summary state, with the reference's values.
@@ -40,106 +45,170 @@ func (s State) String() string {
 // Name returns "STANDBY" etc.
 func (s State) Name() string { return stateNames[s] }
 
-// HeartbeatInterval is how often a CSC writes its heartbeat.
+// ParseState returns the state of a name, in any case ("enabled").
+func ParseState(name string) (State, bool) {
+	for s, n := range stateNames {
+		if strings.EqualFold(n, name) {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// HeartbeatInterval is how often a CSC writes its heartbeat by default.
 const HeartbeatInterval = time.Second
 
 // Hooks let a CSC act on its transitions; every one is optional. A Begin
 // hook that fails leaves the state unchanged and fails the command; an End
-// hook that fails reverts the state.
+// hook that fails fails the command and the state goes back (the reference
+// keeps the new state when the error is an ExpectedError, while its
+// summaryState says the old one; the SDK does not copy that quirk).
 type Hooks struct {
 	BeginStart, EndStart             func(ctx context.Context, cmd *Command) error
 	BeginEnable, EndEnable           func(ctx context.Context, cmd *Command) error
 	BeginDisable, EndDisable         func(ctx context.Context, cmd *Command) error
 	BeginStandby, EndStandby         func(ctx context.Context, cmd *Command) error
 	BeginExitControl, EndExitControl func(ctx context.Context, cmd *Command) error
-	// Configure runs during start with the configurationOverride text.
-	Configure func(ctx context.Context, override string) error
-	// SummaryState runs after every state change.
+	// SummaryState runs when the state has changed, before summaryState
+	// is written (after, in Fault), as the reference's
+	// handle_summary_state: start loops and connect in DISABLED or
+	// ENABLED, stop and disconnect in the other states. At Start it runs
+	// with the initial state. An error fails the command that caused it
+	// (the state goes back and nothing is written), or Start.
 	SummaryState func(ctx context.Context, s State) error
+	// SimulationMode runs once in Start, before simulationMode is written
+	// (the reference's implement_simulation_mode); an error fails Start.
+	SimulationMode func(ctx context.Context, mode int32) error
 }
 
-// CSCOption configures a CSC.
-type CSCOption interface{ applyCSC(*cscConfig) }
-
-type cscConfig struct {
-	ctrl           []Option
-	initial        State
-	version        string
-	simulation     int32
-	checkDuplicate bool
-	enabledCmds    []string
-	hooks          Hooks
+// Configurable makes a CSC configurable as ts_salobj's ConfigurableCsc: its
+// configuration comes from a ts_config_* package, read, merged and
+// validated at each start command, and handed to Configure.
+type Configurable struct {
+	// Schema is the configuration's JSON Schema (Draft 7), as YAML text;
+	// its title ends with the schema version ("Test v2").
+	Schema []byte
+	// ConfigPkg is the configuration package, e.g. "ts_config_ocs": the
+	// folder is $TS_CONFIG_OCS_DIR/<component>/<schema version>.
+	ConfigPkg string
+	// ConfigDir, if set, is the folder to use instead (--configdir).
+	ConfigDir string
+	// OtherInfo is configurationApplied.otherInfo: the events, without
+	// "logevent_", that carry the detailed configuration.
+	OtherInfo string
+	// Configure gets each validated configuration, in the start command
+	// (the state still STANDBY). An error fails start; an ExpectedError is
+	// logged without details.
+	Configure func(ctx context.Context, cfg *Configuration) error
 }
 
-type cscOptFunc func(*cscConfig)
-
-func (f cscOptFunc) applyCSC(c *cscConfig) { f(c) }
-
-// ControllerOptions passes Controller options to the CSC's controller.
-func ControllerOptions(opts ...Option) CSCOption {
-	return cscOptFunc(func(c *cscConfig) { c.ctrl = append(c.ctrl, opts...) })
+// CSCConfig configures a CSC; the zero CSCConfig is the reference's
+// BaseCsc (initial state STANDBY, simulation mode 0, no duplicate check).
+// Applications set it through package sal's options (sal.WithInitialState,
+// sal.WithVersion, ...).
+type CSCConfig struct {
+	// Controller configures the CSC's controller.
+	Controller Config
+	// InitialState is the state the CSC goes to in Start (default
+	// STANDBY), through the transition commands as the reference does.
+	InitialState State
+	// Override is the start command's configurationOverride when Start
+	// goes through DISABLED to reach InitialState (--override).
+	Override string
+	// Version is the cscVersion of softwareVersions (default "unknown").
+	Version string
+	// SubsystemVersions is softwareVersions.subsystemVersions
+	// ("name=version" pairs joined by commas; default "").
+	SubsystemVersions string
+	// SimulationMode is the simulation mode (default 0); it must be one of
+	// ValidSimulationModes.
+	SimulationMode int32
+	// ValidSimulationModes are the modes the CSC supports (default [0]).
+	ValidSimulationModes []int32
+	// CheckDuplicate makes Start fail when another instance's heartbeat
+	// is seen (the runner turns it on).
+	CheckDuplicate bool
+	// EnabledCommands names commands that fail, with the reference's
+	// text, unless the CSC is ENABLED.
+	EnabledCommands []string
+	// HeartbeatInterval is the heartbeat period (default 1 s).
+	HeartbeatInterval time.Duration
+	// Hooks act on the transitions.
+	Hooks Hooks
+	// Configurable, if set, makes the CSC configurable.
+	Configurable *Configurable
 }
 
-// InitialState sets the state the CSC starts in, overriding STANDBY.
-func InitialState(s State) CSCOption { return cscOptFunc(func(c *cscConfig) { c.initial = s }) }
-
-// Version sets the cscVersion of softwareVersions.
-func Version(v string) CSCOption { return cscOptFunc(func(c *cscConfig) { c.version = v }) }
-
-// SimulationMode sets the simulation mode reported.
-func SimulationMode(m int32) CSCOption { return cscOptFunc(func(c *cscConfig) { c.simulation = m }) }
-
-// CheckDuplicate makes Start fail when another instance's heartbeat is seen.
-func CheckDuplicate() CSCOption { return cscOptFunc(func(c *cscConfig) { c.checkDuplicate = true }) }
-
-// EnabledCommands makes the named commands fail, with the reference's
-// text, unless the CSC is ENABLED.
-func EnabledCommands(names ...string) CSCOption {
-	return cscOptFunc(func(c *cscConfig) { c.enabledCmds = append(c.enabledCmds, names...) })
-}
-
-// WithHooks sets the transition hooks.
-func WithHooks(h Hooks) CSCOption { return cscOptFunc(func(c *cscConfig) { c.hooks = h }) }
-
-// ErrDuplicate is returned by Start when another instance is running.
+// ErrDuplicate is matched by the error of Start when another instance is running.
 var ErrDuplicate = errors.New("controller: another instance of this CSC is running")
 
 // CSC is a Controller with the summary state machine of ts_salobj's
 // BaseCsc: start, enable, disable, standby and exitControl (and fault),
 // the heartbeat, and the summaryState, errorCode, simulationMode,
-// softwareVersions, logLevel and logMessage events.
+// softwareVersions, logLevel and logMessage events. Its generic commands
+// are its own: code acts on them through Hooks, not handlers.
 type CSC struct {
-	*Controller
-	cfg cscConfig
+	c    *Controller
+	cfg  CSCConfig
+	conf *configurator // nil unless configurable
 
 	// trMu serialises the state-changing commands: each runs, from the
 	// check of the current state to the report of the new one, alone.
-	trMu    sync.Mutex
-	stateMu sync.Mutex
-	state   State
+	trMu     sync.Mutex
+	stateMu  sync.Mutex
+	state    State
+	faulting atomic.Bool
 
-	logger   *slog.Logger
-	level    *slog.LevelVar
 	done     chan struct{}
 	doneOnce sync.Once
-	hbStop   chan struct{}
-	hbOnce   sync.Once
-	hbWG     sync.WaitGroup
+	err      error // why the CSC ended, set before done closes
+
+	hbMu   sync.Mutex
+	hbStop chan struct{} // nil while no heartbeat runs
+	bg     sync.WaitGroup
 }
 
+// genericCommands are the commands a CSC handles itself.
+var genericCommands = []string{"start", "enable", "disable", "standby", "exitControl", "setLogLevel"}
+
 // NewCSC makes a CSC of the named component; add handlers for its own
-// commands with Handle (the generic ones are handled), then Start.
-func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, error) {
-	cfg := cscConfig{initial: Standby, version: "unknown"}
-	for _, o := range opts {
-		o.applyCSC(&cfg)
+// commands with Handle (the generic ones are the CSC's), then Start. It
+// checks, in the reference's order and with its texts, the configuration
+// (LSST_SITE, the schema, the folder), the initial state and the
+// simulation mode.
+func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, error) {
+	comp, err := d.Component(name)
+	if err != nil {
+		return nil, err
 	}
-	switch cfg.initial {
-	case Standby, Disabled, Enabled, Fault, Offline:
+	var conf *configurator
+	if cfg.Configurable != nil {
+		if conf, err = newConfigurator(comp.Name, cfg.Configurable); err != nil {
+			return nil, err
+		}
+	}
+	switch cfg.InitialState {
+	case 0:
+		cfg.InitialState = Standby
+	case Fault:
+		return nil, errors.New("controller: initial_state cannot be FAULT")
+	case Standby, Disabled, Enabled, Offline:
 	default:
-		return nil, fmt.Errorf("controller: invalid initial state %d", cfg.initial)
+		return nil, fmt.Errorf("controller: %d is not a valid State", cfg.InitialState)
 	}
-	c, err := New(d, name, index, cfg.ctrl...)
+	if cfg.Version == "" {
+		cfg.Version = "unknown"
+	}
+	if len(cfg.ValidSimulationModes) == 0 {
+		cfg.ValidSimulationModes = []int32{0}
+	}
+	if !slices.Contains(cfg.ValidSimulationModes, cfg.SimulationMode) {
+		return nil, fmt.Errorf("controller: simulation_mode=%d not in valid_simulation_modes=%s", cfg.SimulationMode, pyList(cfg.ValidSimulationModes))
+	}
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = HeartbeatInterval
+	}
+	c, err := New(d, name, index, cfg.Controller)
 	if err != nil {
 		return nil, err
 	}
@@ -150,16 +219,23 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 			return nil, fmt.Errorf("controller: %s is not a CSC: it has no %s command", name, n)
 		}
 	}
-	s := &CSC{Controller: c, cfg: cfg, state: cfg.initial, level: new(slog.LevelVar), done: make(chan struct{}), hbStop: make(chan struct{})}
-	s.logger = slog.New(newLogHandler(s, d.Logger().Handler()))
-	type tr struct {
+	for i, n := range cfg.EnabledCommands {
+		t, err := c.comp.Lookup(salxml.Command, n)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("controller: commands that need ENABLED: %w", err)
+		}
+		cfg.EnabledCommands[i] = t.Name()
+	}
+	// The internal state starts at the default; Start goes on from there.
+	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, done: make(chan struct{})}
+	h := cfg.Hooks
+	for _, t := range []struct {
 		name       string
 		from       []State
 		to         State
 		begin, end func(context.Context, *Command) error
-	}
-	h := cfg.hooks
-	for _, t := range []tr{
+	}{
 		{"start", []State{Standby}, Disabled, h.BeginStart, h.EndStart},
 		{"enable", []State{Disabled}, Enabled, h.BeginEnable, h.EndEnable},
 		{"disable", []State{Enabled}, Disabled, h.BeginDisable, h.EndDisable},
@@ -170,17 +246,43 @@ func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, 
 			return s.transition(ctx, cmd, t.from, t.to, t.begin, t.end)
 		})
 	}
-	if c.comp.Command("setLogLevel") != nil {
-		_ = c.HandleFunc("setLogLevel", s.setLogLevel)
+	// The reference's bare sets at construction: nothing is written yet.
+	s.set("simulationMode", map[string]any{"mode": cfg.SimulationMode})
+	s.set("softwareVersions", map[string]any{"salVersion": "", "xmlVersion": d.Definitions().Version(), "cscVersion": cfg.Version, "subsystemVersions": cfg.SubsystemVersions})
+	if conf != nil {
+		for _, ev := range []string{"configurationsAvailable", "configurationApplied"} {
+			s.set(ev, map[string]any{"schemaVersion": conf.SchemaVersion(), "url": conf.URL()})
+		}
+		s.set("configurationApplied", map[string]any{"otherInfo": cfg.Configurable.OtherInfo})
 	}
 	return s, nil
 }
 
-// Handle sets the handler of one of the CSC's own commands. Commands named
-// in EnabledCommands are refused, with BaseCsc's assert_enabled text
-// (RequireEnabled("")), unless the CSC is ENABLED.
+// pyList renders modes as Python prints a list: [0, 1].
+func pyList(modes []int32) string {
+	parts := make([]string, len(modes))
+	for i, m := range modes {
+		parts[i] = strconv.Itoa(int(m))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// Handle sets the handler of one of the CSC's own commands (bare, SAL or
+// attribute name). Commands named in EnabledCommands are refused, with
+// BaseCsc's assert_enabled text (RequireEnabled("")), unless the CSC is
+// ENABLED. The generic commands (start, enable, disable, standby,
+// exitControl, setLogLevel) are the CSC's: a handler for one is an error;
+// act on them with Hooks.
 func (s *CSC) Handle(name string, h Handler) error {
-	if slices.Contains(s.cfg.enabledCmds, name) {
+	t, err := s.c.comp.Lookup(salxml.Command, name)
+	if err != nil {
+		return fmt.Errorf("controller: handler: %w", err)
+	}
+	name = t.Name()
+	if slices.Contains(genericCommands, name) {
+		return fmt.Errorf("controller: %s is a command of the CSC's state machine, not for a handler: act on it with Hooks (e.g. BeginStart, EndStart, SummaryState) or Configurable", name)
+	}
+	if h != nil && slices.Contains(s.cfg.EnabledCommands, name) {
 		inner := h
 		h = HandlerFunc(func(ctx context.Context, cmd *Command) error {
 			if err := s.RequireEnabled(""); err != nil {
@@ -189,13 +291,51 @@ func (s *CSC) Handle(name string, h Handler) error {
 			return inner.Handle(ctx, cmd)
 		})
 	}
-	return s.Controller.Handle(name, h)
+	return s.c.Handle(name, h)
 }
 
 // HandleFunc sets a function as the handler of one of the CSC's commands.
 func (s *CSC) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
+	if f == nil {
+		return s.Handle(name, nil)
+	}
 	return s.Handle(name, HandlerFunc(f))
 }
+
+// Name returns "Component" or "Component:index".
+func (s *CSC) Name() string { return s.c.Name() }
+
+// Component returns the component definition.
+func (s *CSC) Component() *salxml.Component { return s.c.comp }
+
+// Index returns the SAL index.
+func (s *CSC) Index() int { return s.c.index }
+
+// Identity returns the private_identity written ("Name[:index]").
+func (s *CSC) Identity() string { return s.c.Identity() }
+
+// Event returns the writer of an event (see Controller.Event).
+func (s *CSC) Event(name string) (*topics.Writer, error) { return s.c.Event(name) }
+
+// MustEvent is Event for names known to be right: it panics with Event's error.
+func (s *CSC) MustEvent(name string) *topics.Writer { return s.c.MustEvent(name) }
+
+// Telemetry returns the writer of a telemetry topic (see Controller.Telemetry).
+func (s *CSC) Telemetry(name string) (*topics.Writer, error) { return s.c.Telemetry(name) }
+
+// MustTelemetry is Telemetry for names known to be right: it panics with
+// Telemetry's error.
+func (s *CSC) MustTelemetry(name string) *topics.Writer { return s.c.MustTelemetry(name) }
+
+// Stats returns the command counters.
+func (s *CSC) Stats() Stats { return s.c.Stats() }
+
+// Logger returns the CSC's logger (see Controller.Logger).
+func (s *CSC) Logger() *slog.Logger { return s.c.Logger() }
+
+// SetLogLevel sets the level of the records written as logMessage (see
+// Controller.SetLogLevel).
+func (s *CSC) SetLogLevel(l slog.Level) { s.c.SetLogLevel(l) }
 
 // State returns the summary state.
 func (s *CSC) State() State {
@@ -204,7 +344,38 @@ func (s *CSC) State() State {
 	return s.state
 }
 
-// RequireEnabled returns nil in ENABLED, else the error BaseCsc's
+// SimulationMode returns the simulation mode.
+func (s *CSC) SimulationMode() int32 { return s.cfg.SimulationMode }
+
+// DisabledOrEnabled reports whether the CSC is DISABLED or ENABLED.
+func (s *CSC) DisabledOrEnabled() bool {
+	st := s.State()
+	return st == Disabled || st == Enabled
+}
+
+// Done is closed when the CSC has ended: gone OFFLINE through exitControl
+// (once its ack is written), failed to start, or closed. Err says why.
+func (s *CSC) Done() <-chan struct{} { return s.done }
+
+// Err returns, once Done is closed, nil if the CSC went OFFLINE through
+// exitControl or was closed, or the error that ended its Start.
+func (s *CSC) Err() error {
+	select {
+	case <-s.done:
+		return s.err
+	default:
+		return nil
+	}
+}
+
+func (s *CSC) finish(err error) {
+	s.doneOnce.Do(func() {
+		s.err = err
+		close(s.done)
+	})
+}
+
+// RequireEnabled returns nil in ENABLED, else the ExpectedError BaseCsc's
 // assert_enabled raises: "<action> not allowed in state=<State.X: n>"
 // ("Not allowed ..." for an empty action), or in FAULT "<action> not
 // allowed in Fault state: errorCode=N, errorReport='...'" with the last
@@ -221,186 +392,333 @@ func (s *CSC) RequireEnabled(action string) error {
 	if st == Fault {
 		var code int32
 		var report string
-		if w := s.Event("errorCode"); w != nil {
+		if w := s.c.event("errorCode"); w != nil {
 			data := w.Data()
 			code, _ = data["errorCode"].(int32)
 			report, _ = data["errorReport"].(string)
 		}
-		return fmt.Errorf("%s in Fault state: errorCode=%d, errorReport=%s", what, code, pyRepr(report))
+		return Expectedf("%s in Fault state: errorCode=%d, errorReport=%s", what, code, pyrepr.String(report))
 	}
-	return fmt.Errorf("%s in state=%s", what, st)
+	return Expectedf("%s in state=%s", what, st)
 }
 
-// Logger returns a logger whose records are also written as logMessage
-// events (at the level set by setLogLevel, INFO by default).
-func (s *CSC) Logger() *slog.Logger { return s.logger }
-
-// Done is closed when the CSC has gone OFFLINE through exitControl.
-func (s *CSC) Done() <-chan struct{} { return s.done }
-
-// Start starts the controller, then (as the reference) writes logLevel,
-// checks for a duplicate, starts the heartbeat and writes simulationMode,
-// softwareVersions, summaryState and errorCode.
+// Start starts the CSC as the reference's BaseCsc does, in its order: the
+// topics (the handlers are attached already) and logLevel; the duplicate
+// check, if asked; the heartbeat (the first at once); the SimulationMode
+// hook and simulationMode; softwareVersions; the SummaryState hook with
+// the default state; summaryState and errorCode (and, configurable,
+// configurationsAvailable); then the transition commands to the initial
+// state (a failure there is logged and the CSC stays where it got). A
+// failure before the transitions is logged ("start failed: ...") and ends
+// the CSC: Start returns it, Done closes and Err returns it.
 func (s *CSC) Start(ctx context.Context) error {
-	if s.cfg.checkDuplicate {
+	if err := s.start(ctx); err != nil {
+		if isExpected(err) {
+			s.c.logger.Error("start failed: " + err.Error())
+		} else {
+			s.c.logger.Error("start failed: "+err.Error(), slog.String(tracebackAttr, errorDetail(err)))
+		}
+		s.finish(err)
+		s.Close()
+		return err
+	}
+	s.startupTransitions(ctx)
+	return nil
+}
+
+func (s *CSC) start(ctx context.Context) error {
+	if err := s.c.Start(ctx); err != nil {
+		return err
+	}
+	if s.cfg.CheckDuplicate {
 		if err := s.checkDuplicate(ctx); err != nil {
 			return err
 		}
 	}
-	if err := s.Controller.Start(ctx); err != nil {
+	s.startHeartbeat()
+	if hook := s.cfg.Hooks.SimulationMode; hook != nil {
+		if err := hook(ctx, s.cfg.SimulationMode); err != nil {
+			return err
+		}
+	}
+	if err := s.write(ctx, "simulationMode", nil, true); err != nil {
 		return err
 	}
-	s.writeEvent(ctx, "logLevel", map[string]any{"level": int32(20), "subsystem": ""}, true)
-	s.hbWG.Add(1)
-	go s.heartbeat()
-	s.writeEvent(ctx, "simulationMode", map[string]any{"mode": s.cfg.simulation}, true)
-	s.writeEvent(ctx, "softwareVersions", map[string]any{"salVersion": "", "xmlVersion": s.in.Domain().Definitions().Version(), "cscVersion": s.cfg.version, "subsystemVersions": ""}, true)
-	if s.Event("configurationsAvailable") != nil {
-		s.writeEvent(ctx, "configurationsAvailable", map[string]any{"overrides": "", "version": "", "url": "", "schemaVersion": ""}, false)
+	if err := s.write(ctx, "softwareVersions", nil, true); err != nil {
+		return err
 	}
-	return s.reportState(ctx, true)
+	if hook := s.cfg.Hooks.SummaryState; hook != nil {
+		if err := hook(ctx, s.State()); err != nil {
+			return err
+		}
+	}
+	return s.report(ctx)
 }
 
-func (s *CSC) heartbeat() {
-	defer s.hbWG.Done()
-	w := s.Event("heartbeat")
-	t := time.NewTicker(HeartbeatInterval)
-	defer t.Stop()
-	for {
-		if w != nil {
-			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.ctx.Err() == nil {
-				s.rl.Log(slog.LevelWarn, "heartbeat", "controller: heartbeat not written", "csc", s.Name(), "err", err)
-			}
-			cancel()
+// startupTransitions runs the transition commands from the current state
+// to the initial state, as the reference does when the initial state is
+// not the default (STANDBY): each handler with the command's default data
+// (start with the override), logged first.
+func (s *CSC) startupTransitions(ctx context.Context) {
+	if s.cfg.InitialState == Standby {
+		return // the default: nothing runs, even if the state moved since
+	}
+	cmds, err := TransitionCommands(s.State(), s.cfg.InitialState)
+	if err != nil {
+		s.c.logger.Error("Failed in start: " + err.Error())
+		return
+	}
+	for _, name := range cmds {
+		if s.c.comp.Command(name) == nil {
+			s.c.logger.Error(fmt.Sprintf("Failed in start on state transition command %s; continuing: %s has no such command", name, s.c.comp.Name))
+			return
 		}
-		select {
-		case <-t.C:
-		case <-s.hbStop:
+		s.c.logger.Info(fmt.Sprintf("Executing %s command during startup", name))
+		cmd := &Command{Name: name, Data: validate.For(s.c.comp.Command(name)).New(), c: s.c}
+		if name == "start" {
+			cmd.Data["configurationOverride"] = s.cfg.Override
+		}
+		if err := s.c.handlers[name].Handle(ctx, cmd); err != nil {
+			s.c.logger.Error(fmt.Sprintf("Failed in start on state transition command %s; continuing.", name), slog.String(tracebackAttr, errorDetail(err)))
 			return
 		}
 	}
 }
 
-func (s *CSC) writeEvent(ctx context.Context, name string, fields map[string]any, force bool) {
-	w := s.Event(name)
-	if w == nil {
-		return
-	}
-	if _, err := w.SetWrite(ctx, fields, force); err != nil {
-		s.log.Warn("controller: event not written", "csc", s.Name(), "event", name, "err", err)
+// set updates an event's data without writing it (the reference's bare set).
+func (s *CSC) set(name string, fields map[string]any) {
+	if w := s.c.event(name); w != nil {
+		_, _ = w.Set(fields)
 	}
 }
 
-func (s *CSC) reportState(ctx context.Context, force bool) error {
-	st := s.State()
-	if s.cfg.hooks.SummaryState != nil {
-		if err := s.cfg.hooks.SummaryState(ctx, st); err != nil {
-			s.log.Warn("controller: SummaryState hook failed", "csc", s.Name(), "err", err)
-		}
-	}
-	w := s.Event("summaryState")
+// write writes an event with set_write (only if changed, unless force);
+// fields nil writes the data set before. A component without the event
+// writes nothing.
+func (s *CSC) write(ctx context.Context, name string, fields map[string]any, force bool) error {
+	w := s.c.event(name)
 	if w == nil {
 		return nil
 	}
-	if _, err := w.SetWrite(ctx, map[string]any{"summaryState": int32(st)}, force); err != nil {
-		return fmt.Errorf("controller: write summaryState: %w", err)
-	}
-	if st != Fault {
-		s.writeEvent(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false)
+	if _, err := w.SetWrite(ctx, fields, force); err != nil {
+		return fmt.Errorf("controller: write %s: %w", name, err)
 	}
 	return nil
 }
 
+// report writes the state as the reference's _report_summary_state:
+// summaryState (if changed), errorCode 0 unless in FAULT (if changed),
+// and, configurable, the folder poller stopped, and started again in
+// STANDBY.
+func (s *CSC) report(ctx context.Context) error {
+	st := s.State()
+	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(st)}, false); err != nil {
+		return err
+	}
+	if st != Fault {
+		if err := s.write(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false); err != nil {
+			return err
+		}
+	}
+	if s.conf != nil {
+		s.conf.stopPoll()
+		if st == Standby {
+			// The first read now, so that configurationsAvailable is
+			// written with the state, as the reference's poller does
+			// at once; then the poller, every second.
+			s.conf.readDir(ctx, s)
+			s.conf.startPoll(s)
+		}
+	}
+	return nil
+}
+
+func (s *CSC) setState(st State) (old State) {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	old, s.state = s.state, st
+	return old
+}
+
+// transition runs a state command as the reference's _do_change_state:
+// the state check, the Begin hook (with configuration for start), the new
+// state, the End hook, the SummaryState hook, the report.
 func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to State, begin, end func(context.Context, *Command) error) error {
 	s.trMu.Lock()
 	defer s.trMu.Unlock()
-	s.stateMu.Lock()
-	cur := s.state
-	s.stateMu.Unlock()
-	allowed := false
-	for _, f := range from {
-		allowed = allowed || f == cur
+	cur := s.State()
+	if !slices.Contains(from, cur) {
+		return Expectedf("%s not allowed in state %s", cmd.Name, cur)
 	}
-	if !allowed {
-		return fmt.Errorf("%s not allowed in state %s", cmd.Name, cur)
+	if cmd.Name == "start" && s.conf != nil {
+		if err := s.configure(ctx, cmd); err != nil {
+			s.logHook("begin_start failed; remaining in state "+cur.String(), err)
+			if cur == Standby {
+				s.conf.startPoll(s) // the reference leaves it stopped until the next STANDBY
+			}
+			return err
+		}
 	}
 	if begin != nil {
 		if err := begin(ctx, cmd); err != nil {
+			s.logHook("begin_"+cmd.Name+" failed; remaining in state "+cur.String(), err)
 			return err
 		}
 	}
-	if cmd.Name == "start" {
-		override, _ := cmd.Data["configurationOverride"].(string)
-		if s.cfg.hooks.Configure != nil {
-			if err := s.cfg.hooks.Configure(ctx, override); err != nil {
-				return err
-			}
-		}
-		if s.Event("configurationApplied") != nil {
-			s.writeEvent(ctx, "configurationApplied", map[string]any{"configurations": override, "version": "", "url": "", "schemaVersion": "", "otherInfo": ""}, true)
-		}
+	s.setState(to)
+	revert := func(what string, err error) error {
+		s.setState(cur)
+		s.logHook(what+" failed; reverting to state "+cur.String(), err)
+		return err
 	}
-	s.stateMu.Lock()
-	s.state = to
-	s.stateMu.Unlock()
 	if end != nil {
 		if err := end(ctx, cmd); err != nil {
-			s.stateMu.Lock()
-			s.state = cur
-			s.stateMu.Unlock()
-			return err
+			return revert("end_"+cmd.Name, err)
 		}
 	}
-	if err := s.reportState(ctx, false); err != nil {
+	if hook := s.cfg.Hooks.SummaryState; hook != nil {
+		if err := hook(ctx, to); err != nil {
+			return revert("handle_summary_state", err)
+		}
+	}
+	if err := s.report(ctx); err != nil {
 		return err
 	}
 	if to == Offline {
-		// Done closes once the final ack is out (written or failed), so
-		// that a program exiting on Done does not cut it off.
-		cmd.acked = func() { s.doneOnce.Do(func() { close(s.done) }) }
+		// The reference closes itself here; the CSC stops its heartbeat
+		// and is done once the ack is out, so that a program exiting on
+		// Done does not cut the ack off.
+		s.stopHeartbeat()
+		cmd.acked = func() { s.finish(nil) }
 	}
 	return nil
 }
 
-// Fault puts the CSC in FAULT and writes errorCode (always) and summaryState.
+// logHook logs a hook's failure as the reference does: one line with the
+// text for an ExpectedError, a line with details otherwise.
+func (s *CSC) logHook(what string, err error) {
+	if isExpected(err) {
+		s.c.logger.Error(what + ": " + err.Error())
+		return
+	}
+	s.c.logger.Error(what, slog.String(tracebackAttr, errorDetail(err)))
+}
+
+// Fault puts the CSC in FAULT as the reference's fault does, from any
+// state: errorCode written (forced) with code, report and traceback, then
+// summaryState FAULT, a CRITICAL log "Fault! errorCode=<code>,
+// errorReport=<report>", then the SummaryState hook, whose error Fault
+// returns. A Fault while one is being processed (from the hook, say) does
+// nothing. It may be called from handlers and hooks.
 func (s *CSC) Fault(ctx context.Context, code int32, report, traceback string) error {
-	s.stateMu.Lock()
-	s.state = Fault
-	s.stateMu.Unlock()
-	s.writeEvent(ctx, "errorCode", map[string]any{"errorCode": code, "errorReport": report, "traceback": traceback}, true)
-	return s.reportState(ctx, false)
-}
-
-func (s *CSC) setLogLevel(ctx context.Context, cmd *Command) error {
-	level, _ := cmd.Data["level"].(int32)
-	sub, _ := cmd.Data["subsystem"].(string)
-	if sub == "" {
-		s.level.Set(pyToSlog(level))
+	if !s.faulting.CompareAndSwap(false, true) {
+		return nil
 	}
-	s.writeEvent(ctx, "logLevel", map[string]any{"level": level, "subsystem": sub}, true)
+	defer s.faulting.Store(false)
+	s.setState(Fault)
+	if err := s.write(ctx, "errorCode", map[string]any{"errorCode": code, "errorReport": report, "traceback": traceback}, true); err != nil {
+		s.c.logger.Error(fmt.Sprintf("Failed to output errorCode: code=%d; report=%s", code, pyrepr.String(report)), slog.String(tracebackAttr, errorDetail(err)))
+	}
+	if err := s.report(ctx); err != nil {
+		s.c.logger.Error("_report_summary_state failed while going to FAULT; some code may not have run.", slog.String(tracebackAttr, errorDetail(err)))
+	}
+	// Logged after summaryState: the reference logs first, but its
+	// logMessage is written by a task that runs after summaryState's write.
+	s.c.logger.Log(ctx, LevelCritical, fmt.Sprintf("Fault! errorCode=%d, errorReport=%s", code, pyrepr.String(report)))
+	if hook := s.cfg.Hooks.SummaryState; hook != nil {
+		return hook(ctx, Fault)
+	}
 	return nil
 }
 
-// Close stops the heartbeat, aborts running commands and closes the
-// controller. It is safe to call twice and concurrently; every call
-// returns once the CSC is closed.
-func (s *CSC) Close() {
-	s.hbOnce.Do(func() { close(s.hbStop) })
-	s.Controller.Close()
-	s.hbWG.Wait()
+// SetState sets the summary state from the CSC's own code, as CSCs whose
+// state follows a low-level controller do, and writes it as the reference
+// reports it (summaryState, errorCode 0 unless FAULT); it does not run the
+// hooks. Use Fault to go to FAULT with an error code.
+func (s *CSC) SetState(ctx context.Context, st State) error {
+	if _, ok := stateNames[st]; !ok {
+		return fmt.Errorf("controller: %d is not a valid State", st)
+	}
+	s.setState(st)
+	if st == Offline {
+		s.stopHeartbeat()
+	}
+	return s.report(ctx)
 }
 
+func (s *CSC) startHeartbeat() {
+	w := s.c.event("heartbeat")
+	if w == nil {
+		return
+	}
+	s.hbMu.Lock()
+	defer s.hbMu.Unlock()
+	if s.hbStop != nil {
+		return
+	}
+	stop := make(chan struct{})
+	s.hbStop = stop
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		t := time.NewTicker(s.cfg.HeartbeatInterval)
+		defer t.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(s.c.ctx, 5*time.Second)
+			if _, err := w.Write(ctx, map[string]any{"heartbeat": false}); err != nil && s.c.ctx.Err() == nil {
+				s.c.rl.Log(slog.LevelWarn, "heartbeat", "controller: heartbeat not written", "csc", s.Name(), "err", err)
+			}
+			cancel()
+			select {
+			case <-t.C:
+			case <-stop:
+				return
+			}
+		}
+	}()
+}
+
+func (s *CSC) stopHeartbeat() {
+	s.hbMu.Lock()
+	defer s.hbMu.Unlock()
+	if s.hbStop != nil {
+		close(s.hbStop)
+		s.hbStop = nil
+	}
+}
+
+// Close stops the heartbeat (and the configuration poller), aborts
+// running commands and closes the controller; it writes no OFFLINE (as
+// the reference: late joiners read the last state written). It is safe to
+// call twice and concurrently; every call returns once the CSC is closed.
+func (s *CSC) Close() {
+	s.stopHeartbeat()
+	if s.conf != nil {
+		s.conf.stopPoll()
+	}
+	s.c.Close()
+	s.bg.Wait()
+	if s.conf != nil {
+		s.conf.wait()
+	}
+	s.finish(nil)
+}
+
+// checkDuplicate looks for another running instance as the reference
+// does: a heartbeat read within three heartbeat intervals (own heartbeat
+// not started yet) means one is running.
 func (s *CSC) checkDuplicate(ctx context.Context) error {
-	in, err := s.in.Domain().NewInstance(s.comp, s.index, "")
+	who := fmt.Sprintf("%s:%d with origin=%d", s.c.comp.Name, s.c.index, os.Getpid())
+	s.c.logger.Info(who + " checking for an already-running instance.")
+	hb := s.c.comp.Event("heartbeat")
+	if hb == nil {
+		return nil
+	}
+	in, err := s.c.in.Domain().NewInstance(s.c.comp, s.c.index, "")
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	hb := s.comp.Event("heartbeat")
-	if hb == nil {
-		return nil
-	}
 	r, err := in.Reader(hb, topics.ReaderOptions{})
 	if err != nil {
 		return err
@@ -408,7 +726,7 @@ func (s *CSC) checkDuplicate(ctx context.Context) error {
 	if err := in.Start(ctx); err != nil {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 3*HeartbeatInterval)
+	wctx, cancel := context.WithTimeout(ctx, 3*s.cfg.HeartbeatInterval)
 	defer cancel()
 	rec, err := r.Next(wctx)
 	if err != nil {
@@ -417,63 +735,12 @@ func (s *CSC) checkDuplicate(ctx context.Context) error {
 		}
 		return err
 	}
-	return fmt.Errorf("%w: %s heartbeat seen from process %v (%v)", ErrDuplicate, s.Name(), rec["private_origin"], rec["private_identity"])
+	return &ExpectedError{Err: duplicateError(fmt.Sprintf("%s quitting: found another instance with origin=%v.", who, rec["private_origin"]))}
 }
 
-// Python logging levels as written in logLevel and logMessage.
-func slogToPy(l slog.Level) int32 {
-	switch {
-	case l >= slog.LevelError:
-		return 40
-	case l >= slog.LevelWarn:
-		return 30
-	case l >= slog.LevelInfo:
-		return 20
-	}
-	return 10
-}
+// duplicateError is the reference's text for a duplicate; it matches
+// ErrDuplicate.
+type duplicateError string
 
-func pyToSlog(l int32) slog.Level {
-	switch {
-	case l >= 40:
-		return slog.LevelError
-	case l >= 30:
-		return slog.LevelWarn
-	case l >= 20:
-		return slog.LevelInfo
-	}
-	return slog.LevelDebug
-}
-
-// pyRepr renders s as Python's repr does for the texts of the reference:
-// single quotes unless s holds a single quote and no double quote, with
-// backslash, the quote, tab, newline and carriage return escaped and
-// other control characters as \xhh.
-func pyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == rune(q):
-			b.WriteString(`\'`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
+func (e duplicateError) Error() string        { return string(e) }
+func (e duplicateError) Is(target error) bool { return target == ErrDuplicate }

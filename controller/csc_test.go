@@ -4,36 +4,40 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
 )
 
 // startCSC starts an Example CSC like the reference's TestCsc (see
 // remote's tests): setScalars, setArrays and wait need ENABLED.
-func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+func startCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
 	t.Helper()
-	csc := newCSC(t, d, index, opts...)
+	csc := newCSC(t, d, index, cfg...)
 	if err := csc.Start(testbus.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	return csc
 }
 
-func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
+func newCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
 	t.Helper()
-	opts = append([]controller.CSCOption{
-		controller.EnabledCommands("setScalars", "setArrays", "wait"),
-		controller.ControllerOptions(controller.Concurrent("wait")),
-	}, opts...)
-	csc, err := controller.NewCSC(d, "Example", index, opts...)
+	c := controller.CSCConfig{}
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	c.EnabledCommands = []string{"setScalars", "setArrays", "wait"}
+	c.Controller.Concurrent = []string{"wait"}
+	csc, err := controller.NewCSC(d, "Example", index, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +61,7 @@ func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOpt
 
 func command(t testing.TB, r *remote.Remote, name string, params map[string]any) *topics.Ack {
 	t.Helper()
-	a, err := r.Command(testbus.Ctx(t), name, params, remote.Timeout(20*time.Second))
+	a, err := r.Command(testbus.Ctx(t), name, params, remote.WithTimeout(20*time.Second))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -67,7 +71,7 @@ func command(t testing.TB, r *remote.Remote, name string, params map[string]any)
 // nextState returns the next summaryState the Remote reads.
 func nextState(t testing.TB, r *remote.Remote) controller.State {
 	t.Helper()
-	rec, err := r.Event("summaryState").Next(testbus.Ctx(t))
+	rec, err := r.MustEvent("summaryState").Next(testbus.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +107,7 @@ func TestCSC_StandardStateTransitions(t *testing.T) {
 			if c == "wait" {
 				params["duration"] = 0.0
 			}
-			ack, err := r.Command(ctx, c, params, remote.Timeout(10*time.Second))
+			ack, err := r.Command(ctx, c, params, remote.WithTimeout(10*time.Second))
 			var ae *remote.AckError
 			if !errors.As(err, &ae) {
 				t.Fatalf("%s in %s: got %v, %v; want CMD_FAILED", c, state.Name(), ack, err)
@@ -186,13 +190,13 @@ func TestCSC_TransitionsSerialised(t *testing.T) {
 	ctx := testbus.Ctx(t)
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
 		BeginStart: func(context.Context, *controller.Command) error {
 			close(entered)
 			<-release
 			return nil
 		},
-	}))
+	}})
 	r := newRemote(t, d, 1)
 	start, err := r.StartCommand(ctx, "start", nil)
 	if err != nil {
@@ -238,7 +242,7 @@ func TestCSC_CloseConcurrent(t *testing.T) {
 	if err := csc.Start(testbus.Ctx(t)); !errors.Is(err, topics.ErrClosed) {
 		t.Errorf("Start after Close: %v, want ErrClosed", err)
 	}
-	if _, err := csc.Event("scalars").Write(testbus.Ctx(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
+	if _, err := csc.MustEvent("scalars").Write(testbus.Ctx(t), map[string]any{}); !errors.Is(err, topics.ErrClosed) {
 		t.Errorf("write after Close: %v, want ErrClosed", err)
 	}
 }
@@ -289,7 +293,7 @@ func TestCSC_Fault(t *testing.T) {
 	csc := startCSC(t, d, 1)
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
-	ec := r.Event("errorCode")
+	ec := r.MustEvent("errorCode")
 	if rec, err := ec.Next(ctx); err != nil || rec["errorCode"] != int32(0) {
 		t.Fatalf("errorCode at start: %v %v", rec, err)
 	}
@@ -312,15 +316,14 @@ func TestCSC_Fault(t *testing.T) {
 }
 
 // TestCSC_Hooks: a Begin hook that fails leaves the state and fails the
-// command; an End hook that fails reverts it; Configure sees the override;
-// SummaryState sees every state.
+// command; an End hook that fails reverts it; SummaryState sees the
+// initial state and every state after.
 func TestCSC_Hooks(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	var mu sync.Mutex
-	var overrides []string
 	var states []controller.State
 	failBegin, failEnd := true, true
-	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
 		BeginEnable: func(context.Context, *controller.Command) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -339,19 +342,13 @@ func TestCSC_Hooks(t *testing.T) {
 			}
 			return nil
 		},
-		Configure: func(_ context.Context, override string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			overrides = append(overrides, override)
-			return nil
-		},
 		SummaryState: func(_ context.Context, s controller.State) error {
 			mu.Lock()
 			defer mu.Unlock()
 			states = append(states, s)
 			return nil
 		},
-	}))
+	}})
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	command(t, r, "start", map[string]any{"configurationOverride": "night.yaml"})
@@ -365,9 +362,6 @@ func TestCSC_Hooks(t *testing.T) {
 	command(t, r, "disable", nil)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(overrides) != 1 || overrides[0] != "night.yaml" {
-		t.Errorf("Configure saw %q", overrides)
-	}
 	want := []controller.State{controller.Standby, controller.Disabled, controller.Enabled, controller.Disabled}
 	if !slices.Equal(states, want) {
 		t.Errorf("SummaryState saw %v, want %v", states, want)
@@ -379,27 +373,27 @@ func TestCSC_Hooks(t *testing.T) {
 // and heartbeats; setLogLevel is answered.
 func TestCSC_StartupEvents(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 1, controller.Version("1.2.3"), controller.SimulationMode(1))
+	startCSC(t, d, 1, controller.CSCConfig{Version: "1.2.3", SimulationMode: 1, ValidSimulationModes: []int32{0, 1}, SubsystemVersions: "pump=3.1"})
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	for name, want := range map[string]map[string]any{
 		"logLevel":         {"level": int32(20)},
 		"simulationMode":   {"mode": int32(1)},
-		"softwareVersions": {"cscVersion": "1.2.3", "xmlVersion": d.Definitions().Version(), "salVersion": ""},
+		"softwareVersions": {"cscVersion": "1.2.3", "xmlVersion": d.Definitions().Version(), "salVersion": "", "subsystemVersions": "pump=3.1"},
 		"summaryState":     {"summaryState": int32(controller.Standby)},
 		"errorCode":        {"errorCode": int32(0)},
 	} {
-		rec := r.Event(name).Get()
+		rec := r.MustEvent(name).Get()
 		for k, v := range want {
 			if rec == nil || rec[k] != v {
 				t.Errorf("%s: %v, want %s=%v", name, rec, k, v)
 			}
 		}
 	}
-	if _, err := r.Event("heartbeat").Next(ctx); err != nil {
+	if _, err := r.MustEvent("heartbeat").Next(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.NewCSC(d, "Example", 2, controller.InitialState(42)); err == nil {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{InitialState: 42}); err == nil {
 		t.Error("initial state 42 accepted")
 	}
 }
@@ -412,7 +406,7 @@ func TestCSC_LogMessage(t *testing.T) {
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	csc.Logger().Warn("pump pressure low", "bar", 1.5)
-	rec, err := r.Event("logMessage").Next(ctx)
+	rec, err := r.MustEvent("logMessage").Next(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +415,7 @@ func TestCSC_LogMessage(t *testing.T) {
 	}
 	csc.Logger().Debug("not published")
 	csc.Logger().Info("published")
-	if rec, err := r.Event("logMessage").Next(ctx); err != nil || rec["message"] != "published" {
+	if rec, err := r.MustEvent("logMessage").Next(ctx); err != nil || rec["message"] != "published" {
 		t.Errorf("got %v %v", rec["message"], err)
 	}
 }
@@ -430,9 +424,191 @@ func TestCSC_LogMessage(t *testing.T) {
 // none runs, and refuses to start beside a running one.
 func TestCSC_CheckDuplicate(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 7, controller.CheckDuplicate())
-	dup := newCSC(t, d, 7, controller.CheckDuplicate())
+	startCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
+	dup := newCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
 	if err := dup.Start(testbus.Ctx(t)); !errors.Is(err, controller.ErrDuplicate) {
 		t.Fatalf("second instance: %v, want ErrDuplicate", err)
+	}
+}
+
+// TestCSC_GenericCommandsAreTheCSCs: a handler for one of the state
+// machine's commands is refused with an error that says to use the hooks;
+// the CSC's own commands take handlers by any of their names.
+func TestCSC_GenericCommandsAreTheCSCs(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{Controller: controller.Config{AllowMissing: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	nop := func(context.Context, *controller.Command) error { return nil }
+	for _, n := range []string{"start", "cmd_enable", "command_disable", "standby", "exitControl", "setLogLevel"} {
+		if err := csc.HandleFunc(n, nop); err == nil || !strings.Contains(err.Error(), "Hooks") {
+			t.Errorf("handler for %s: %v, want an error pointing to the hooks", n, err)
+		}
+	}
+	if err := csc.HandleFunc("cmd_setScalars", nop); err != nil {
+		t.Errorf("handler for cmd_setScalars: %v", err)
+	}
+	if err := csc.HandleFunc("setScalar", nop); err == nil || !strings.Contains(err.Error(), "did you mean setScalars") {
+		t.Errorf("handler for a typo: %v", err)
+	}
+	if csc.Name() != "Example:1" || csc.Index() != 1 || csc.Identity() != "Example:1" || csc.Component().Name != "Example" {
+		t.Errorf("names %s %d %s", csc.Name(), csc.Index(), csc.Identity())
+	}
+}
+
+// TestCSC_StartupOrder: Start writes, as the reference's BaseCsc, logLevel,
+// the first heartbeat, simulationMode, softwareVersions, summaryState,
+// errorCode, in that order of write calls (private_sndStamp).
+func TestCSC_StartupOrder(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 1)
+	r := newRemote(t, d, 1)
+	order := []string{"logLevel", "heartbeat", "simulationMode", "softwareVersions", "summaryState", "errorCode"}
+	var last float64
+	for _, ev := range order {
+		rec, err := r.MustEvent(ev).Next(testbus.Ctx(t)) // history first: the first heartbeat is not the newest one
+		if err != nil {
+			t.Fatal(err)
+		}
+		snd := rec["private_sndStamp"].(float64)
+		if ev != "heartbeat" && snd < last { // the heartbeat read back is the newest, not the first
+			t.Errorf("%s written before the events that precede it (%v)", ev, order)
+		}
+		if ev != "heartbeat" {
+			last = snd
+		}
+	}
+	if r.MustEvent("configurationsAvailable").Get() != nil {
+		t.Error("a CSC that is not configurable wrote configurationsAvailable")
+	}
+}
+
+// TestCSC_SimulationMode: a mode outside the valid ones is refused at
+// construction with the reference's text; the SimulationMode hook runs in
+// Start before simulationMode is written, and its error fails Start,
+// which ends the CSC.
+func TestCSC_SimulationMode(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	if _, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{SimulationMode: 2}); err == nil || err.Error() != "controller: simulation_mode=2 not in valid_simulation_modes=[0]" {
+		t.Errorf("invalid mode: %v", err)
+	}
+	var seen int32 = -1
+	csc := startCSC(t, d, 1, controller.CSCConfig{SimulationMode: 1, ValidSimulationModes: []int32{0, 1},
+		Hooks: controller.Hooks{SimulationMode: func(_ context.Context, m int32) error { seen = m; return nil }}})
+	if seen != 1 || csc.SimulationMode() != 1 {
+		t.Errorf("hook saw %d, getter %d", seen, csc.SimulationMode())
+	}
+	bad := newCSC(t, d, 2, controller.CSCConfig{Hooks: controller.Hooks{SimulationMode: func(context.Context, int32) error { return errors.New("no simulator") }}})
+	if err := bad.Start(testbus.Ctx(t)); err == nil || !strings.Contains(err.Error(), "no simulator") {
+		t.Fatalf("Start with a failing SimulationMode hook: %v", err)
+	}
+	select {
+	case <-bad.Done():
+		if bad.Err() == nil {
+			t.Error("Err is nil after a failed start")
+		}
+	default:
+		t.Error("not done after a failed start")
+	}
+}
+
+// TestCSC_StateFromCode: SetState writes summaryState (and errorCode 0 on
+// leaving FAULT) from the CSC's own code; Fault writes errorCode, then
+// summaryState, then a CRITICAL logMessage, and a Fault from within its
+// SummaryState hook does nothing.
+func TestCSC_StateFromCode(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	var csc *controller.CSC
+	calls := 0
+	csc = startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(ctx context.Context, s controller.State) error {
+		if s == controller.Fault {
+			calls++
+			return csc.Fault(ctx, 99, "again", "") // re-entered: ignored
+		}
+		return nil
+	}}})
+	r := newRemote(t, d, 1)
+	ctx := testbus.Ctx(t)
+	nextState(t, r) // STANDBY
+	if err := csc.SetState(ctx, controller.Disabled); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Disabled {
+		t.Errorf("after SetState(DISABLED): %s", s.Name())
+	}
+	if err := csc.Fault(ctx, 7, "it's broken", "trace"); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Fault || calls != 1 {
+		t.Errorf("after Fault: %s, hook calls %d", s.Name(), calls)
+	}
+	// errorCode is another topic than summaryState: read it in its own order.
+	ecR := r.MustEvent("errorCode")
+	if ec, err := ecR.Next(ctx); err != nil || ec["errorCode"] != int32(0) {
+		t.Fatalf("errorCode at start: %v %v", ec, err)
+	}
+	ec, err := ecR.Next(ctx)
+	if err != nil || ec["errorCode"] != int32(7) || ec["errorReport"] != "it's broken" || ec["traceback"] != "trace" {
+		t.Errorf("errorCode after Fault: %v %v", ec, err)
+	}
+	var crit map[string]any
+	for crit == nil || crit["level"] != int32(50) {
+		var err error
+		if crit, err = r.MustEvent("logMessage").Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if crit["message"] != `Fault! errorCode=7, errorReport="it's broken"` {
+		t.Errorf("CRITICAL logMessage %q", crit["message"])
+	}
+	if err := csc.SetState(ctx, controller.Standby); err != nil {
+		t.Fatal(err)
+	}
+	if s := nextState(t, r); s != controller.Standby {
+		t.Errorf("after SetState(STANDBY): %s", s.Name())
+	}
+	if ec, err := ecR.Next(ctx); err != nil || ec["errorCode"] != int32(0) {
+		t.Errorf("errorCode after leaving FAULT: %v %v", ec, err)
+	}
+	if err := csc.SetState(ctx, 42); err == nil {
+		t.Error("SetState(42) accepted")
+	}
+}
+
+// TestCSC_SummaryStateHookFails: a SummaryState hook that fails fails the
+// command that caused it; the state goes back and no summaryState is
+// written.
+func TestCSC_SummaryStateHookFails(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
+		if s == controller.Disabled {
+			return errors.New("cannot connect")
+		}
+		return nil
+	}}})
+	r := newRemote(t, d, 1)
+	a, err := r.Command(testbus.Ctx(t), "start", nil)
+	if err == nil || a.Result != "Failed: cannot connect" || csc.State() != controller.Standby {
+		t.Errorf("start with a failing hook: %v %v, state %s", a, err, csc.State().Name())
+	}
+	command(t, r, "exitControl", nil) // still STANDBY, so allowed
+	if s := r.MustEvent("summaryState").Stats(); s.Delivered != 2 {
+		t.Errorf("%d summaryStates, want STANDBY then OFFLINE only", s.Delivered)
+	}
+}
+
+// TestCSC_DuplicateText: the duplicate check's error is the reference's
+// ExpectedError text and matches ErrDuplicate.
+func TestCSC_DuplicateText(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	startCSC(t, d, 3, controller.CSCConfig{HeartbeatInterval: 50 * time.Millisecond})
+	dup := newCSC(t, d, 3, controller.CSCConfig{CheckDuplicate: true, HeartbeatInterval: 50 * time.Millisecond})
+	err := dup.Start(testbus.Ctx(t))
+	var ee *controller.ExpectedError
+	if !errors.Is(err, controller.ErrDuplicate) || !errors.As(err, &ee) ||
+		!strings.HasPrefix(err.Error(), fmt.Sprintf("Example:3 with origin=%d quitting: found another instance with origin=", os.Getpid())) {
+		t.Errorf("duplicate: %v", err)
 	}
 }

@@ -7,3 +7,8 @@ import "time"
 func SetLogClock(c *Controller, interval time.Duration, clock func() time.Time) {
 	c.rl.SetClock(interval, clock)
 }
+
+// SetCSCLogClock is SetLogClock for a CSC's controller.
+func SetCSCLogClock(s *CSC, interval time.Duration, clock func() time.Time) {
+	s.c.rl.SetClock(interval, clock)
+}

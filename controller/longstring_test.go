@@ -26,7 +26,7 @@ func TestController_LongStrings(t *testing.T) {
 			got <- cmd.Data["string0"].(string)
 			return nil
 		},
-	}, controller.AllowMissing())
+	})
 	comp := c.Component()
 	in, err := d.NewInstance(comp, 1, "python@host")
 	if err != nil {

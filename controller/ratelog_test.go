@@ -71,7 +71,7 @@ func TestCSC_HeartbeatFailuresRateLimited(t *testing.T) {
 	csc := startCSC(t, d, 1)
 	// An interval of 1.5 heartbeats: the second line must hold back at
 	// least one failure.
-	controller.SetLogClock(csc.Controller, 1500*time.Millisecond, nil)
+	controller.SetCSCLogClock(csc, 1500*time.Millisecond, nil)
 	d.Close()
 	first := watch.wait(t, 1)
 	second := watch.wait(t, 2)

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 var (
@@ -21,8 +23,12 @@ var (
 	ErrCommandFailed = errors.New("remote: command failed")
 	// ErrTimeout is matched by every *TimeoutError.
 	ErrTimeout = errors.New("remote: command timed out")
-	// ErrNoSuchCommand is returned for a command the component does not have.
+	// ErrNoSuchCommand is matched by the error for a command the
+	// component does not have (which also matches xml.ErrUnknownTopic).
 	ErrNoSuchCommand = errors.New("remote: no such command")
+	// ErrNoSuchTopic is matched by the error for an event or telemetry
+	// topic the component does not have, or the Remote does not read.
+	ErrNoSuchTopic = errors.New("remote: no such topic")
 )
 
 // AckError is a command that ended with a failed code (FAILED, ABORTED,
@@ -80,14 +86,17 @@ type cmdOptFunc func(*cmdConfig)
 
 func (f cmdOptFunc) applyCmd(c *cmdConfig) { f(c) }
 
-// Timeout sets the time allowed for the command, overriding DefaultTimeout;
-// each CMD_INPROGRESS ack extends it by its timeout field. A ctx deadline
-// that comes first wins.
-func Timeout(d time.Duration) CommandOption { return cmdOptFunc(func(c *cmdConfig) { c.timeout = d }) }
+// WithTimeout sets the time the command is allowed, overriding
+// DefaultTimeout (1 hour, as the reference); each CMD_INPROGRESS ack
+// extends it by its timeout field. It bounds the command; the ctx of a
+// call bounds that call.
+func WithTimeout(d time.Duration) CommandOption {
+	return cmdOptFunc(func(c *cmdConfig) { c.timeout = d })
+}
 
-// NextAck makes Command return the first acknowledgement, whatever it is,
-// instead of waiting for a final one.
-func NextAck() CommandOption { return cmdOptFunc(func(c *cmdConfig) { c.next = true }) }
+// WithNextAck makes Command return the first acknowledgement, whatever it
+// is, instead of waiting for the final one (the default).
+func WithNextAck() CommandOption { return cmdOptFunc(func(c *cmdConfig) { c.next = true }) }
 
 // Command sends the named command (bare name, e.g. "enable") with params
 // (nil for none; missing fields take their defaults) and waits for its
@@ -124,12 +133,14 @@ func (r *Remote) StartCommand(ctx context.Context, name string, params map[strin
 // saves a goroutine wake-up per command, since the acks come through the
 // Future anyway.
 func (r *Remote) startCommand(ctx context.Context, name string, params map[string]any, cfg cmdConfig, sync bool) (*Future, error) {
+	t, err := r.comp.Lookup(salxml.Command, name)
+	if err != nil {
+		return nil, &lookupError{sentinel: ErrNoSuchCommand, err: err}
+	}
+	name = t.Name()
 	w := r.cmds[name]
 	if w == nil {
-		if r.comp.Command(name) != nil {
-			return nil, fmt.Errorf("remote: %s is read-only: cannot send %s", r.Name(), name)
-		}
-		return nil, fmt.Errorf("%w: %s has no command %q", ErrNoSuchCommand, r.comp.Name, name)
+		return nil, fmt.Errorf("remote: %s is read-only: cannot send %s", r.Name(), name)
 	}
 	if cfg.timeout <= 0 {
 		cfg.timeout = DefaultTimeout
@@ -150,7 +161,6 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	r.mu.Unlock()
 	f.arm()
 	r.watchHeartbeat(f)
-	var err error
 	if sync {
 		_, err = bus.WriteSeq(ctx, w, rec, seq)
 	} else {
@@ -389,3 +399,16 @@ func (f *Future) lastOrNoAck() *topics.Ack {
 	}
 	return &topics.Ack{Code: topics.CmdNoAck, Result: "No command acknowledgement seen", SeqNum: f.seq, Identity: f.r.Identity(), Origin: int32(f.r.in.Origin())}
 }
+
+// lookupError is a name the component does not have: it reads
+// "remote: <what xml says>" and matches both sentinel and xml's error.
+type lookupError struct {
+	sentinel error
+	err      error
+}
+
+func (e *lookupError) Error() string {
+	return "remote: " + strings.TrimPrefix(strings.TrimPrefix(e.err.Error(), "xml: "), salxml.ErrUnknownTopic.Error()+": ")
+}
+
+func (e *lookupError) Unwrap() []error { return []error{e.sentinel, e.err} }

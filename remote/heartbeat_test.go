@@ -81,7 +81,7 @@ func TestRemote_NoHeartbeatHint(t *testing.T) {
 	if _, ok := r.HeartbeatAge(); ok {
 		t.Error("HeartbeatAge reports a heartbeat no one wrote")
 	}
-	f, err := r.StartCommand(testbus.Ctx(t), "setScalars", nil, remote.Timeout(20*time.Second))
+	f, err := r.StartCommand(testbus.Ctx(t), "setScalars", nil, remote.WithTimeout(20*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestRemote_NoHeartbeatHint(t *testing.T) {
 	default:
 	}
 	// The command's own timeout error says so too.
-	f2, err := r.StartCommand(testbus.Ctx(t), "setScalars", nil, remote.Timeout(100*time.Millisecond))
+	f2, err := r.StartCommand(testbus.Ctx(t), "setScalars", nil, remote.WithTimeout(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestRemote_StaleHeartbeatHint(t *testing.T) {
 	if !ok || age < 59*time.Minute || age > 61*time.Minute {
 		t.Errorf("HeartbeatAge %s, %v: want about 1h", age, ok)
 	}
-	_, err := r.Command(testbus.Ctx(t), "setScalars", nil, remote.Timeout(100*time.Millisecond))
+	_, err := r.Command(testbus.Ctx(t), "setScalars", nil, remote.WithTimeout(100*time.Millisecond))
 	var te *remote.TimeoutError
 	if !errors.As(err, &te) || te.Hint != "the newest heartbeat of Example:8 is 1h0m0s old: is its CSC running?" {
 		t.Errorf("timeout error %v", err)

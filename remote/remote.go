@@ -19,50 +19,34 @@ import (
 // used when neither the call nor its ctx sets a shorter one.
 const DefaultTimeout = time.Hour
 
-// Option configures a Remote.
-type Option interface{ apply(*config) }
-
-type config struct {
-	readOnly       bool
-	include        []string
-	exclude        []string
-	history        int
-	queueLen       int
-	identity       string
-	keepOutOfOrder bool
+// Config configures a Remote; the zero Config is the reference's default
+// Remote (every event and telemetry topic, commands, the newest sample of
+// each event as history). Applications set it through package sal's
+// options (sal.WithReadOnly, sal.WithInclude, ...).
+type Config struct {
+	// ReadOnly makes a Remote that sends no commands (and reads no acks).
+	ReadOnly bool
+	// Include, if not empty, names the only events and telemetry topics
+	// read (bare, SAL or attribute names); commands are not filtered.
+	Include []string
+	// Exclude names events and telemetry topics not to read. Include and
+	// Exclude cannot both be set.
+	Exclude []string
+	// NoEventHistory reads no history: event readers start with records
+	// written after the Remote started (the reference's evt_max_history=0).
+	// By default each event reader delivers the newest sample first (per
+	// SAL index).
+	NoEventHistory bool
+	// QueueLen is the queue length of every event and telemetry reader
+	// (default topics.DefaultQueueLen, 100).
+	QueueLen int
+	// Identity is the private_identity of commands (default: the bus's
+	// default identity, user@fqdn or the identity of a CSC on the bus).
+	Identity string
+	// KeepOutOfOrder delivers events and telemetry older than the last
+	// seen, which are dropped (and counted) by default.
+	KeepOutOfOrder bool
 }
-
-type optFunc func(*config)
-
-func (f optFunc) apply(c *config) { f(c) }
-
-// ReadOnly makes a Remote that sends no commands.
-func ReadOnly() Option { return optFunc(func(c *config) { c.readOnly = true }) }
-
-// Include reads only the named events and telemetry (bare names, e.g.
-// "summaryState", "forceActuatorData"); commands are not filtered.
-func Include(names ...string) Option {
-	return optFunc(func(c *config) { c.include = append(c.include, names...) })
-}
-
-// Exclude reads every event and telemetry topic except the named ones.
-func Exclude(names ...string) Option {
-	return optFunc(func(c *config) { c.exclude = append(c.exclude, names...) })
-}
-
-// EventHistory sets how many historical samples each event reader delivers
-// at start: 0 or 1 (the default: the newest, per SAL index).
-func EventHistory(n int) Option { return optFunc(func(c *config) { c.history = n }) }
-
-// QueueLen sets the queue length of every reader, overriding the default 100.
-func QueueLen(n int) Option { return optFunc(func(c *config) { c.queueLen = n }) }
-
-// Identity sets the private_identity of commands, overriding user@host.
-func Identity(id string) Option { return optFunc(func(c *config) { c.identity = id }) }
-
-// KeepOutOfOrder delivers events and telemetry older than the last seen,
-// which are dropped (and counted) by default.
-func KeepOutOfOrder() Option { return optFunc(func(c *config) { c.keepOutOfOrder = true }) }
 
 // Remote is the client side of one component instance.
 type Remote struct {
@@ -84,22 +68,15 @@ type Remote struct {
 // New makes a Remote of the named component and SAL index (0 for a
 // non-indexed component; for an indexed one, 0 reads every index). Call
 // Start before use.
-func New(d *topics.Domain, name string, index int, opts ...Option) (*Remote, error) {
-	cfg := config{history: 1}
-	for _, o := range opts {
-		o.apply(&cfg)
-	}
-	if len(cfg.include) > 0 && len(cfg.exclude) > 0 {
-		return nil, errors.New("remote: Include and Exclude cannot both be given")
-	}
-	if cfg.history < 0 || cfg.history > 1 {
-		return nil, fmt.Errorf("remote: EventHistory(%d): must be 0 or 1", cfg.history)
+func New(d *topics.Domain, name string, index int, cfg Config) (*Remote, error) {
+	if len(cfg.Include) > 0 && len(cfg.Exclude) > 0 {
+		return nil, errors.New("remote: include and exclude lists cannot both be given")
 	}
 	comp, err := d.Component(name)
 	if err != nil {
 		return nil, err
 	}
-	in, err := d.NewInstance(comp, index, cfg.identity)
+	in, err := d.NewInstance(comp, index, cfg.Identity)
 	if err != nil {
 		return nil, err
 	}
@@ -116,34 +93,46 @@ func New(d *topics.Domain, name string, index int, opts ...Option) (*Remote, err
 	return r, nil
 }
 
-func (r *Remote) build(cfg config) error {
-	for _, n := range append(slices.Clone(cfg.include), cfg.exclude...) {
-		if r.comp.Event(n) == nil && r.comp.Telemetry(n) == nil {
-			return fmt.Errorf("remote: %s has no event or telemetry topic %q", r.comp.Name, n)
+func (r *Remote) build(cfg Config) error {
+	var include, exclude []string
+	for _, list := range []struct {
+		names []string
+		to    *[]string
+	}{{cfg.Include, &include}, {cfg.Exclude, &exclude}} {
+		for _, n := range list.names {
+			t, err := r.comp.Lookup(salxml.Event, n)
+			if err != nil {
+				if t, err = r.comp.Lookup(salxml.Telemetry, n); err != nil {
+					return fmt.Errorf("remote: %s has no event or telemetry topic %q", r.comp.Name, n)
+				}
+			}
+			*list.to = append(*list.to, t.SALName)
 		}
 	}
-	wanted := func(n string) bool {
-		if len(cfg.include) > 0 {
-			return slices.Contains(cfg.include, n)
+	wanted := func(t *salxml.Topic) bool {
+		if len(include) > 0 {
+			return slices.Contains(include, t.SALName)
 		}
-		return !slices.Contains(cfg.exclude, n)
+		return !slices.Contains(exclude, t.SALName)
 	}
-	ro := topics.ReaderOptions{QueueLen: cfg.queueLen, KeepOutOfOrder: cfg.keepOutOfOrder}
+	ro := topics.ReaderOptions{QueueLen: cfg.QueueLen, KeepOutOfOrder: cfg.KeepOutOfOrder}
 	for _, t := range r.comp.Topics {
 		var err error
 		switch t.Kind {
 		case salxml.Event:
-			if wanted(t.Name()) {
+			if wanted(t) {
 				o := ro
-				o.MaxHistory = cfg.history
+				if !cfg.NoEventHistory {
+					o.MaxHistory = 1
+				}
 				r.evts[t.Name()], err = r.in.Reader(t, o)
 			}
 		case salxml.Telemetry:
-			if wanted(t.Name()) {
+			if wanted(t) {
 				r.tels[t.Name()], err = r.in.Reader(t, ro)
 			}
 		case salxml.Command:
-			if !cfg.readOnly {
+			if !cfg.ReadOnly {
 				r.cmds[t.Name()], err = r.in.Writer(t)
 			}
 		}
@@ -151,7 +140,7 @@ func (r *Remote) build(cfg config) error {
 			return err
 		}
 	}
-	if !cfg.readOnly && len(r.cmds) > 0 {
+	if !cfg.ReadOnly && len(r.cmds) > 0 {
 		var err error
 		if r.ack, err = bus.NewOwnReader(r.in, r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
 			return err
@@ -211,20 +200,57 @@ func (r *Remote) Index() int { return r.index }
 // Identity returns the private_identity written in commands.
 func (r *Remote) Identity() string { return r.in.Identity() }
 
-// Event returns the reader of an event by bare name ("summaryState"), or nil.
-func (r *Remote) Event(name string) *topics.Reader { return r.evts[name] }
+// Event returns the reader of an event, named by its bare name
+// ("summaryState"), SAL name (logevent_summaryState) or attribute name
+// (evt_summaryState). An unknown name, or an event this Remote does not
+// read (see sal.WithInclude, sal.WithExclude), is an error naming the
+// component and the close matches.
+func (r *Remote) Event(name string) (*topics.Reader, error) {
+	return r.reader(salxml.Event, name, r.evts)
+}
 
-// Telemetry returns the reader of a telemetry topic, or nil.
-func (r *Remote) Telemetry(name string) *topics.Reader { return r.tels[name] }
+// MustEvent is Event for names known to be right: it panics with Event's
+// error.
+func (r *Remote) MustEvent(name string) *topics.Reader { return must(r.Event(name)) }
 
-// Events returns the bare names of the events read, sorted.
-func (r *Remote) Events() []string { return sortedKeys(r.evts) }
+// Telemetry returns the reader of a telemetry topic, named by its name
+// ("forceActuatorData") or attribute name (tel_forceActuatorData). Errors
+// as Event's.
+func (r *Remote) Telemetry(name string) (*topics.Reader, error) {
+	return r.reader(salxml.Telemetry, name, r.tels)
+}
+
+// MustTelemetry is Telemetry for names known to be right: it panics with
+// Telemetry's error.
+func (r *Remote) MustTelemetry(name string) *topics.Reader { return must(r.Telemetry(name)) }
+
+func (r *Remote) reader(k salxml.Kind, name string, m map[string]*topics.Reader) (*topics.Reader, error) {
+	t, err := r.comp.Lookup(k, name)
+	if err != nil {
+		return nil, &lookupError{sentinel: ErrNoSuchTopic, err: err}
+	}
+	rd := m[t.Name()]
+	if rd == nil {
+		return nil, fmt.Errorf("remote: %w: the %s Remote does not read %s %s (left out by its include or exclude list)", ErrNoSuchTopic, r.Name(), k, t.Name())
+	}
+	return rd, nil
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// EventNames returns the bare names of the events read, sorted.
+func (r *Remote) EventNames() []string { return sortedKeys(r.evts) }
 
 // TelemetryNames returns the names of the telemetry topics read, sorted.
 func (r *Remote) TelemetryNames() []string { return sortedKeys(r.tels) }
 
-// Commands returns the bare command names, sorted (empty if read-only).
-func (r *Remote) Commands() []string { return sortedKeys(r.cmds) }
+// CommandNames returns the bare command names, sorted (empty if read-only).
+func (r *Remote) CommandNames() []string { return sortedKeys(r.cmds) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

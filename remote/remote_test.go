@@ -3,6 +3,9 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
@@ -22,9 +26,10 @@ func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 // fault faults.
 func startCSC(t testing.TB, d *topics.Domain, index int) *controller.CSC {
 	t.Helper()
-	csc, err := controller.NewCSC(d, "Example", index,
-		controller.EnabledCommands("setScalars", "setArrays", "wait"),
-		controller.ControllerOptions(controller.Concurrent("wait")))
+	csc, err := controller.NewCSC(d, "Example", index, controller.CSCConfig{
+		EnabledCommands: []string{"setScalars", "setArrays", "wait"},
+		Controller:      controller.Config{Concurrent: []string{"wait"}},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +62,13 @@ func startCSC(t testing.TB, d *topics.Domain, index int) *controller.CSC {
 	return csc
 }
 
-func newRemote(t testing.TB, d *topics.Domain, index int, opts ...remote.Option) *remote.Remote {
+func newRemote(t testing.TB, d *topics.Domain, index int, cfg ...remote.Config) *remote.Remote {
 	t.Helper()
-	r, err := remote.New(d, "Example", index, opts...)
+	var c remote.Config
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	r, err := remote.New(d, "Example", index, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +122,7 @@ func TestFuture_EndsWithoutWaiter(t *testing.T) {
 	silent := newRemote(t, d, 9)
 	fs := make([]*remote.Future, 1000)
 	for i := range fs {
-		if fs[i], err = silent.StartCommand(ctx, "setScalars", nil, remote.Timeout(time.Millisecond)); err != nil {
+		if fs[i], err = silent.StartCommand(ctx, "setScalars", nil, remote.WithTimeout(time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,7 +153,7 @@ func TestFuture_CancelledCallKeepsCommand(t *testing.T) {
 	r := newRemote(t, d, 1)
 	enable(t, r)
 	ctx := testbus.Ctx(t)
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": -0.2}, remote.Timeout(20*time.Second))
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": -0.2}, remote.WithTimeout(20*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +199,7 @@ func TestFuture_NextInOrder(t *testing.T) {
 			t.Errorf("INPROGRESS timeout %s, want 50ms", a.Timeout)
 		}
 	}
-	a, err := r.Command(ctx, "wait", map[string]any{"duration": 0.05}, remote.NextAck())
+	a, err := r.Command(ctx, "wait", map[string]any{"duration": 0.05}, remote.WithNextAck())
 	if err != nil || a.Code != topics.CmdInProgress {
 		t.Errorf("Command with NextAck: %v, %v; want the CMD_INPROGRESS", a, err)
 	}
@@ -207,7 +216,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 	ctx := testbus.Ctx(t)
 	// The budgets leave the INPROGRESS ack a second to arrive, however
 	// loaded the machine.
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 1.2}, remote.Timeout(time.Second))
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 1.2}, remote.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +225,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 	}
 	// A handler that says it needs 200 ms more, then never finishes: the
 	// command times out after 1 s + 200 ms, carrying the INPROGRESS ack.
-	c, err := controller.New(d, "Example", 2, controller.AllowMissing())
+	c, err := controller.New(d, "Example", 2, controller.Config{AllowMissing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +243,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r2 := newRemote(t, d, 2)
-	f, err = r2.StartCommand(ctx, "wait", nil, remote.Timeout(time.Second))
+	f, err = r2.StartCommand(ctx, "wait", nil, remote.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,46 +322,74 @@ func TestRemote_CloseEndsPending(t *testing.T) {
 	}
 }
 
-// TestRemote_Names: names, lookups, the read-only and include/exclude
-// options.
+// TestRemote_Names: names, lookups by bare, SAL and attribute name with
+// errors naming the close matches, and the read-only and include/exclude
+// settings.
 func TestRemote_Names(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	r := newRemote(t, d, 1, remote.Include("summaryState", "scalars"), remote.Identity("me@here"))
+	r := newRemote(t, d, 1, remote.Config{Include: []string{"summaryState", "tel_scalars", "logevent_scalars"}, Identity: "me@here"})
 	if r.Name() != "Example:1" || r.Index() != 1 || r.Component().Name != "Example" || r.Identity() != "me@here" {
 		t.Errorf("names: %s %d %s %s", r.Name(), r.Index(), r.Component().Name, r.Identity())
 	}
-	if got := r.Events(); len(got) != 2 || got[0] != "scalars" || got[1] != "summaryState" {
+	if got := r.EventNames(); !slices.Equal(got, []string{"scalars", "summaryState"}) {
 		t.Errorf("events with Include: %v", got)
 	}
-	if got := r.TelemetryNames(); len(got) != 1 || got[0] != "scalars" {
+	if got := r.TelemetryNames(); !slices.Equal(got, []string{"scalars"}) {
 		t.Errorf("telemetry with Include: %v", got)
 	}
-	if r.Event("heartbeat") != nil || r.Event("summaryState") == nil || r.Telemetry("scalars") == nil {
-		t.Error("Include: wrong readers")
-	}
-	if len(r.Commands()) == 0 {
-		t.Error("no commands")
-	}
-	ro := newRemote(t, d, 1, remote.ReadOnly(), remote.Exclude("heartbeat"))
-	if ro.Event("heartbeat") != nil || ro.Event("summaryState") == nil || len(ro.Commands()) != 0 {
-		t.Error("ReadOnly+Exclude: wrong readers or commands")
-	}
-	if _, err := ro.Command(testbus.Ctx(t), "start", nil); err == nil {
-		t.Error("a read-only Remote sent a command")
-	}
-	if _, err := r.Command(testbus.Ctx(t), "nosuch", nil); !errors.Is(err, remote.ErrNoSuchCommand) {
-		t.Errorf("unknown command: %v", err)
-	}
-	for _, bad := range [][]remote.Option{
-		{remote.Include("a"), remote.Exclude("b")},
-		{remote.EventHistory(2)},
-		{remote.Include("nosuch")},
-	} {
-		if _, err := remote.New(d, "Example", 1, bad...); err == nil {
-			t.Errorf("options %v accepted", bad)
+	for _, n := range []string{"summaryState", "logevent_summaryState", "evt_summaryState"} {
+		if rd, err := r.Event(n); err != nil || rd.Topic().SALName != "logevent_summaryState" {
+			t.Errorf("Event(%q): %v, %v", n, rd, err)
 		}
 	}
-	if _, err := remote.New(d, "NoSuch", 0); err == nil {
+	if rd, err := r.Telemetry("tel_scalars"); err != nil || rd != r.MustTelemetry("scalars") {
+		t.Errorf("Telemetry(tel_scalars): %v, %v", rd, err)
+	}
+	for _, tc := range []struct {
+		lookup func(string) (*topics.Reader, error)
+		name   string
+		want   string
+	}{
+		{r.Event, "sumaryState", `remote: Example has no event "sumaryState" (did you mean summaryState?)`},
+		{r.Event, "heartbeat", `the Example:1 Remote does not read event heartbeat`},
+		{r.Telemetry, "summaryState", `Example has no telemetry "summaryState"`},
+	} {
+		_, err := tc.lookup(tc.name)
+		if !errors.Is(err, remote.ErrNoSuchTopic) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("lookup %q: %v; want ErrNoSuchTopic containing %q", tc.name, err, tc.want)
+		}
+	}
+	func() {
+		defer func() {
+			if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "did you mean summaryState") {
+				t.Errorf("MustEvent of a typo: panic %v", p)
+			}
+		}()
+		r.MustEvent("summaryStat")
+	}()
+	if len(r.CommandNames()) == 0 {
+		t.Error("no commands")
+	}
+	_, err := r.Command(testbus.Ctx(t), "setScalar", nil)
+	if !errors.Is(err, remote.ErrNoSuchCommand) || !errors.Is(err, salxml.ErrUnknownTopic) || !strings.Contains(err.Error(), `remote: Example has no command "setScalar" (did you mean setScalars`) {
+		t.Errorf("unknown command: %v", err)
+	}
+	ro := newRemote(t, d, 1, remote.Config{ReadOnly: true, Exclude: []string{"heartbeat"}})
+	if _, err := ro.Event("heartbeat"); err == nil || len(ro.CommandNames()) != 0 {
+		t.Error("ReadOnly+Exclude: wrong readers or commands")
+	}
+	if _, err := ro.Command(testbus.Ctx(t), "start", nil); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("a read-only Remote's command: %v", err)
+	}
+	for _, bad := range []remote.Config{
+		{Include: []string{"summaryState"}, Exclude: []string{"heartbeat"}},
+		{Include: []string{"nosuch"}},
+	} {
+		if _, err := remote.New(d, "Example", 1, bad); err == nil {
+			t.Errorf("config %+v accepted", bad)
+		}
+	}
+	if _, err := remote.New(d, "NoSuch", 0, remote.Config{}); err == nil {
 		t.Error("unknown component accepted")
 	}
 }
@@ -400,7 +437,7 @@ func TestFuture_Metrics(t *testing.T) {
 	}
 	silent := newRemote(t, d, 9)
 	for range 5 {
-		f, err := silent.StartCommand(ctx, "start", nil, remote.Timeout(time.Millisecond))
+		f, err := silent.StartCommand(ctx, "start", nil, remote.WithTimeout(time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -452,8 +489,8 @@ func TestCommand_ConcurrentWaits(t *testing.T) {
 func TestCommand_TwoIdentities(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	startCSC(t, d, 1)
-	ra := newRemote(t, d, 1, remote.Identity("alice@example"))
-	rb := newRemote(t, d, 1, remote.Identity("bob@example"))
+	ra := newRemote(t, d, 1, remote.Config{Identity: "alice@example"})
+	rb := newRemote(t, d, 1, remote.Config{Identity: "bob@example"})
 	enable(t, ra)
 	var wg sync.WaitGroup
 	for _, r := range []*remote.Remote{ra, rb} {

@@ -5,7 +5,7 @@
 // with ts_salobj 8.
 //
 // Configuration comes from the same LSST_* environment variables as
-// ts_salobj (see topics.ConfigFromEnv), overridden by options in code. With
+// ts_salobj (see ConfigFromEnv), overridden by options in code. With
 // no broker configured (LSST_KAFKA_BROKER_ADDR unset) the SDK starts an
 // in-process Kafka broker and schema registry, so programs and tests run
 // with nothing installed. The SAL interface definitions come from
@@ -15,27 +15,49 @@
 //
 // A Remote of one component instance, on the process-wide bus:
 //
-//	r, err := sal.NewRemote("MTM1M3", 0)
+//	r, err := sal.NewRemote("MTM1M3", 0, sal.WithExclude("forceActuatorData"))
 //	if err != nil { ... }
 //	defer r.Close()
-//	ack, err := r.Command(ctx, "enable", nil)        // waits for the final ack
-//	state := r.Event("summaryState").Get()           // late-joiner history
-//	rec, err := r.Telemetry("forceActuatorData").Next(ctx)
+//	ack, err := r.Command(ctx, "enable", nil, sal.WithTimeout(10*time.Second)) // waits for the final ack
+//	state := r.MustEvent("summaryState").Get()                                 // late-joiner history
+//	ev, err := r.Event("evt_detailedState")                                    // any salctl name; an error names close matches
+//
+// Options are sal.WithX functions, each documenting its default: bus
+// options (WithBrokers, WithAcks, ...) for Connect and Default, Remote
+// options (WithReadOnly, WithInclude, WithEventHistory, ...), Controller
+// and CSC options (WithAllowMissing, WithConcurrent, WithInitialState,
+// WithHooks, ...) and command options (WithTimeout, WithNextAck);
+// WithIdentity and WithQueueLen apply to every role.
 //
 // Records are map[string]any with one Go type per SAL type (int32 for
 // int, float64 for double, []float32 for float arrays, ...); see package
-// validate. A failed command returns a *remote.AckError, one that saw no
-// final ack in time a *remote.TimeoutError. A reader that is handed back
+// validate. A failed command returns a *sal.AckError, one that saw no
+// final ack in time a *sal.TimeoutError. A reader that is handed back
 // the records it delivered (Reader.Recycle) decodes later ones into them,
 // which makes decoding large telemetry about three times cheaper.
 //
 // # Controllers and CSCs
 //
-//	csc, err := sal.NewCSC("Example", 1)
-//	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
+//	csc, err := sal.NewCSC("Example", 1, sal.WithEnabledCommands("setScalars"))
+//	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *sal.Command) error {
 //		return nil // CMD_COMPLETE; an error acks CMD_FAILED with its text
 //	})
 //	err = csc.Start(ctx)
+//
+// The generic commands (start, enable, disable, standby, exitControl,
+// setLogLevel) are the CSC's own; code acts on them through WithHooks.
+//
+// # SAL scripts
+//
+// A SAL script is a program the ScriptQueue runs once: ScriptSpec declares
+// its description, configuration schema and Configure, SetMetadata, Run
+// and Cleanup functions; RunScript gives it ts_salobj's BaseScript command
+// line, states, commands, events and exit codes:
+//
+//	os.Exit(sal.RunScript(sal.ScriptSpec{Name: "Slew", Schema: schema,
+//		Run: func(ctx context.Context, s *sal.Script) error {
+//			return s.Checkpoint(ctx, "start") // pauses or stops here if asked
+//		}}))
 //
 // # Buses
 //

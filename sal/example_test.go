@@ -6,55 +6,12 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // quiet keeps the examples' output to what they print.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-func ExampleNewRemote() {
-	// The process-wide bus; with no LSST_KAFKA_BROKER_ADDR it is an
-	// in-process broker. The Example component is built into the SDK.
-	if _, err := sal.Default(context.Background(), sal.WithDefinitions(salxml.Embedded()), sal.WithLogger(quiet)); err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer sal.Close()
-
-	// Commands without a handler answer "not supported".
-	csc, err := sal.NewCSC("Example", 1, controller.ControllerOptions(controller.AllowMissing()))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer csc.Close()
-	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error { return nil })
-	if err := csc.Start(context.Background()); err != nil {
-		fmt.Println(err)
-		return
-	}
-
-	r, err := sal.NewRemote("Example", 1)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer r.Close()
-	// A late joiner: the newest summaryState is there at once.
-	state := r.Event("summaryState").Get()
-	fmt.Println("summaryState:", sal.State(state["summaryState"].(int32)).Name())
-
-	ack, err := r.Command(context.Background(), "start", nil)
-	fmt.Println("start:", ack.Code, ack.Result, err)
-	_, err = r.Command(context.Background(), "start", nil)
-	fmt.Println(err)
-	// Output:
-	// summaryState: STANDBY
-	// start: CMD_COMPLETE Done <nil>
-	// remote: Example:1 command start failed: ack=CMD_FAILED error=1 result="Failed: start not allowed in state <State.DISABLED: 1>"
-}
 
 func ExampleNewController() {
 	bus, err := sal.Connect(context.Background(), sal.WithDefinitions(salxml.Embedded()), sal.WithLogger(quiet))
@@ -65,15 +22,15 @@ func ExampleNewController() {
 	defer bus.Close()
 
 	// A bare controller: one handler per command, no state machine.
-	c, err := bus.NewController("Example", 2, controller.AllowMissing())
+	c, err := bus.NewController("Example", 2, sal.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer c.Close()
-	c.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
+	c.HandleFunc("setScalars", func(ctx context.Context, cmd *sal.Command) error {
 		fmt.Println("setScalars: int0 =", cmd.Data["int0"])
-		_, err := c.Telemetry("scalars").Write(ctx, map[string]any{"int0": cmd.Data["int0"]})
+		_, err := c.MustTelemetry("scalars").Write(ctx, map[string]any{"int0": cmd.Data["int0"]})
 		return err
 	})
 	if err := c.Start(context.Background()); err != nil {
@@ -89,7 +46,7 @@ func ExampleNewController() {
 	defer r.Close()
 	ack, err := r.Command(context.Background(), "setScalars", map[string]any{"int0": 42})
 	fmt.Println(ack.Code, err)
-	tel, _ := r.Telemetry("scalars").Next(context.Background())
+	tel, _ := r.MustTelemetry("scalars").Next(context.Background())
 	fmt.Println("telemetry int0:", tel["int0"])
 	_, err = r.Command(context.Background(), "fault", nil)
 	fmt.Println(err)
@@ -110,7 +67,7 @@ func ExampleRemote_recycle() {
 		return
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 3, controller.AllowMissing())
+	c, err := bus.NewController("Example", 3, sal.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -128,10 +85,10 @@ func ExampleRemote_recycle() {
 	defer r.Close()
 
 	ctx := context.Background()
-	arrays := r.Telemetry("arrays")
+	arrays := r.MustTelemetry("arrays")
 	for i := range 3 {
 		v := float32(i)
-		if _, err := c.Telemetry("arrays").Write(ctx, map[string]any{"float0": []float32{v, v, v, v, v}}); err != nil {
+		if _, err := c.MustTelemetry("arrays").Write(ctx, map[string]any{"float0": []float32{v, v, v, v, v}}); err != nil {
 			fmt.Println(err)
 			return
 		}

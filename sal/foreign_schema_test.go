@@ -140,7 +140,7 @@ func TestForeignSchemas_RolesKeepWorking(t *testing.T) {
 	}{
 		{"controller's setScalars reader", readerStats(b, "Example", 1, "command_setScalars")},
 		{"remote's ackcmd reader", remoteAckStats(b, r)},
-		{"remote's summaryState reader", r.Event("summaryState").Stats()},
+		{"remote's summaryState reader", r.MustEvent("summaryState").Stats()},
 	} {
 		if c.stats.Undecodable != 2 {
 			t.Errorf("%s: %d undecodable, want the 2 foreign records (%+v)", c.what, c.stats.Undecodable, c.stats)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -88,19 +87,19 @@ func TestIdleRemote_Quiet(t *testing.T) {
 	b, capture := capturedBus(t)
 	startCSC(t, b, 1)
 	r := newRemote(t, b, 1)
-	short := newRemote(t, b, 1, remote.QueueLen(10), remote.ReadOnly())
-	hb := r.Event("heartbeat")
+	short := newRemote(t, b, 1, sal.WithQueueLen(10), sal.WithReadOnly())
+	hb := r.MustEvent("heartbeat")
 	deadline := time.Now().Add(25 * time.Second)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for time.Now().Before(deadline) {
-		_ = r.Event("summaryState").Get() // the README's use
+		_ = r.MustEvent("summaryState").Get() // the README's use
 		<-tick.C
 	}
 	if s := hb.Stats(); s.Queued < 20 {
 		t.Errorf("heartbeat reader: %d queued in 25 s, want the CSC's ~25 heartbeats (%+v)", s.Queued, s)
 	}
-	if s := short.Event("heartbeat").Stats(); s.Overflow == 0 || s.Queued != 10 {
+	if s := short.MustEvent("heartbeat").Stats(); s.Overflow == 0 || s.Queued != 10 {
 		t.Errorf("a 10-record heartbeat queue nobody reads: overflow %d, queued %d: want the drops counted", s.Overflow, s.Queued)
 	}
 	if got := capture.records(slog.LevelWarn); len(got) > 0 {

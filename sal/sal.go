@@ -3,13 +3,13 @@ package sal
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/topics"
-	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // Option overrides one setting of the environment.
@@ -62,8 +62,9 @@ func WithTLS(c *tls.Config) Option {
 	})
 }
 
-// WithDefinitions sets the component definitions, overriding TS_XML_DIR.
-func WithDefinitions(d *salxml.Definitions) Option {
+// WithDefinitions sets the component definitions, overriding TS_XML_DIR
+// (default: ts_xml from TS_XML_DIR, else EmbeddedDefinitions).
+func WithDefinitions(d *Definitions) Option {
 	return optFunc(func(s *settings) { s.cfg.Definitions = d })
 }
 
@@ -79,6 +80,11 @@ func WithMetrics(m topics.Metrics) Option { return optFunc(func(s *settings) { s
 func WithMaxHistoryRead(n int) Option {
 	return optFunc(func(s *settings) { s.cfg.MaxHistoryRead = n })
 }
+
+// WithConfig sets the whole configuration, overriding the environment (the
+// options after it still apply): e.g. another Bus's Config, to connect a
+// second bus to the same brokers and registry.
+func WithConfig(c BusConfig) Option { return optFunc(func(s *settings) { s.cfg = c }) }
 
 // WithEmbedded forces the in-process broker and registry even when
 // LSST_KAFKA_BROKER_ADDR is set.
@@ -152,12 +158,21 @@ var (
 	defBus *Bus
 )
 
-// Default returns the process-wide Bus, connecting on first use (from the
-// environment, with opts). Later calls return the same Bus and ignore opts.
+// ErrDefaultConfigured is returned by Default when options are given
+// after the process-wide Bus was made: they would be ignored.
+var ErrDefaultConfigured = errors.New("sal: the process-wide bus is already connected; options apply only to the call that connects it (the first Default, NewRemote, NewController or NewCSC)")
+
+// Default returns the process-wide Bus, connecting it on first use from
+// the environment and opts (NewRemote, NewController and NewCSC connect it
+// with none). Later calls return the same Bus; a later call with options
+// returns ErrDefaultConfigured instead of ignoring them. Close closes it.
 func Default(ctx context.Context, opts ...Option) (*Bus, error) {
 	defMu.Lock()
 	defer defMu.Unlock()
 	if defBus != nil {
+		if len(opts) > 0 {
+			return nil, ErrDefaultConfigured
+		}
 		return defBus, nil
 	}
 	b, err := Connect(ctx, opts...)

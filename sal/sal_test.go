@@ -13,8 +13,6 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/leaktest"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -56,20 +54,20 @@ func ctxT(t testing.TB) context.Context {
 }
 
 // startCSC starts an Example CSC like the reference's TestCsc.
-func startCSC(t testing.TB, b *sal.Bus, index int, opts ...controller.CSCOption) *sal.CSC {
+func startCSC(t testing.TB, b *sal.Bus, index int, opts ...sal.CSCOption) *sal.CSC {
 	t.Helper()
-	opts = append([]controller.CSCOption{
-		controller.EnabledCommands("setScalars", "setArrays", "wait"),
-		controller.ControllerOptions(controller.Concurrent("wait")),
+	opts = append([]sal.CSCOption{
+		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		sal.WithConcurrent("wait"),
 	}, opts...)
 	csc, err := b.NewCSC("Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(context.Context, *controller.Command) error { return nil }
+	nop := func(context.Context, *sal.Command) error { return nil }
 	csc.HandleFunc("setScalars", nop)
 	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
 		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
 		if d >= 0 {
 			if err := cmd.InProgress(ctx, d, ""); err != nil {
@@ -85,7 +83,7 @@ func startCSC(t testing.TB, b *sal.Bus, index int, opts ...controller.CSCOption)
 			return ctx.Err()
 		}
 	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
 		return csc.Fault(ctx, 1, "executing the fault command", "")
 	})
 	if err := csc.Start(ctxT(t)); err != nil {
@@ -95,7 +93,7 @@ func startCSC(t testing.TB, b *sal.Bus, index int, opts ...controller.CSCOption)
 	return csc
 }
 
-func newRemote(t testing.TB, b *sal.Bus, index int, opts ...remote.Option) *sal.Remote {
+func newRemote(t testing.TB, b *sal.Bus, index int, opts ...sal.RemoteOption) *sal.Remote {
 	t.Helper()
 	r, err := b.NewRemote(ctxT(t), "Example", index, opts...)
 	if err != nil {
@@ -112,7 +110,7 @@ func newRemote(t testing.TB, b *sal.Bus, index int, opts ...remote.Option) *sal.
 func waitState(t testing.TB, r *sal.Remote, want sal.State) {
 	t.Helper()
 	ctx := ctxT(t)
-	ev := r.Event("summaryState")
+	ev := r.MustEvent("summaryState")
 	for {
 		if rec := ev.Get(); rec != nil && sal.State(rec["summaryState"].(int32)) == want {
 			if err := ev.Flush(); err != nil {
@@ -143,12 +141,12 @@ func TestIndexedPair(t *testing.T) {
 	b := newBus(t)
 	c1 := startCSC(t, b, 1)
 	c2 := startCSC(t, b, 2)
-	all := newRemote(t, b, 0, remote.ReadOnly())
+	all := newRemote(t, b, 0, sal.WithReadOnly())
 	// The index-0 reader sees the summaryState of both, history first.
 	seen := map[int32]bool{}
 	ctx := ctxT(t)
 	for len(seen) < 2 {
-		rec, err := all.Event("summaryState").Next(ctx)
+		rec, err := all.MustEvent("summaryState").Next(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,6 +56,8 @@ type (
 	SetWriteResult = bus.SetWriteResult
 	// TapRecord is one record seen by Domain.Tap.
 	TapRecord = bus.TapRecord
+	// PartitionOffsets is the extent of one partition (Domain.Offsets).
+	PartitionOffsets = bus.PartitionOffsets
 	// Ack is one command acknowledgement.
 	Ack = bus.Ack
 	// AckCode is a command acknowledgement code.

@@ -458,3 +458,47 @@ func (c *Component) FindTopic(name string) (*Topic, error) {
 	}
 	return nil, fmt.Errorf("xml: %w: %s has no topic %q (%d topics)", ErrUnknownTopic, c.Name, name, len(c.Topics))
 }
+
+// Lookup returns the topic of kind k named by its bare name
+// ("summaryState", "setScalars", "forceActuatorData"), its SAL name
+// (logevent_summaryState, command_setScalars) or its salobj attribute name
+// (evt_summaryState, cmd_setScalars, tel_forceActuatorData), as salctl
+// prints them. The error for an unknown name matches ErrUnknownTopic, names
+// the component and lists the close matches among the topics of kind k.
+func (c *Component) Lookup(k Kind, name string) (*Topic, error) {
+	var t *Topic
+	switch k {
+	case Command:
+		t = c.byName["command_"+name]
+	case Event:
+		t = c.byName["logevent_"+name]
+	}
+	if t == nil {
+		t = c.byName[name]
+	}
+	if t == nil {
+		for _, x := range c.Topics {
+			if x.AttrName() == name {
+				t = x
+				break
+			}
+		}
+	}
+	if t != nil && t.Kind == k {
+		return t, nil
+	}
+	var cands []string
+	for _, x := range c.Topics {
+		if x.Kind == k {
+			cands = append(cands, x.Name())
+		}
+	}
+	bare := name
+	for _, p := range []string{"command_", "logevent_", "cmd_", "evt_", "tel_"} {
+		bare = strings.TrimPrefix(bare, p)
+	}
+	if cl := Closest(bare, cands); len(cl) > 0 {
+		return nil, fmt.Errorf("xml: %w: %s has no %s %q (did you mean %s?)", ErrUnknownTopic, c.Name, k, name, strings.Join(cl, ", "))
+	}
+	return nil, fmt.Errorf("xml: %w: %s has no %s %q (it has %d)", ErrUnknownTopic, c.Name, k, name, len(cands))
+}

@@ -305,3 +305,49 @@ func TestFindTopic(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestComponent_Lookup: a topic of one kind is found by its bare, SAL or
+// attribute name; an unknown name, or one of another kind, is an error
+// naming the component and the close matches.
+func TestComponent_Lookup(t *testing.T) {
+	c, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		kind salxml.Kind
+		name string
+		want string
+	}{
+		{salxml.Event, "summaryState", "logevent_summaryState"},
+		{salxml.Event, "logevent_summaryState", "logevent_summaryState"},
+		{salxml.Event, "evt_summaryState", "logevent_summaryState"},
+		{salxml.Event, "scalars", "logevent_scalars"},
+		{salxml.Telemetry, "scalars", "scalars"},
+		{salxml.Telemetry, "tel_scalars", "scalars"},
+		{salxml.Command, "setScalars", "command_setScalars"},
+		{salxml.Command, "cmd_setScalars", "command_setScalars"},
+		{salxml.Command, "command_setScalars", "command_setScalars"},
+	} {
+		got, err := c.Lookup(tc.kind, tc.name)
+		if err != nil || got.SALName != tc.want {
+			t.Errorf("Lookup(%s, %q): %v, %v; want %s", tc.kind, tc.name, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		kind salxml.Kind
+		name string
+		want string
+	}{
+		{salxml.Event, "sumaryState", `xml: unknown SAL topic: Example has no event "sumaryState" (did you mean summaryState?)`},
+		{salxml.Event, "evt_sumaryState", `(did you mean summaryState?)`},
+		{salxml.Telemetry, "summaryState", `Example has no telemetry "summaryState"`},
+		{salxml.Command, "summaryState", `Example has no command "summaryState"`},
+		{salxml.Command, "zzzzzzzzzz", `Example has no command "zzzzzzzzzz" (it has `},
+	} {
+		_, err := c.Lookup(tc.kind, tc.name)
+		if !errors.Is(err, salxml.ErrUnknownTopic) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Lookup(%s, %q): %v; want an ErrUnknownTopic containing %q", tc.kind, tc.name, err, tc.want)
+		}
+	}
+}

@@ -21,8 +21,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -224,20 +222,20 @@ func setup(ctx context.Context, o options, stdout, stderr io.Writer) (*soaker, e
 		if cc.Command(s.cmd) == nil {
 			return fail(fmt.Errorf("%s has no %s command", cscComp, s.cmd))
 		}
-		s.csc, err = bus.NewCSC(cscComp, 1, controller.InitialState(controller.Enabled),
-			controller.EnabledCommands(s.cmd),
-			controller.ControllerOptions(controller.AllowMissing()))
+		s.csc, err = bus.NewCSC(cscComp, 1, sal.WithInitialState(sal.Enabled),
+			sal.WithEnabledCommands(s.cmd),
+			sal.WithAllowMissing())
 		if err != nil {
 			return fail(err)
 		}
 		closers = append(closers, s.csc.Close)
-		if err := s.csc.HandleFunc(s.cmd, func(context.Context, *controller.Command) error { return nil }); err != nil {
+		if err := s.csc.HandleFunc(s.cmd, func(context.Context, *sal.Command) error { return nil }); err != nil {
 			return fail(err)
 		}
 		if err := s.csc.Start(cctx); err != nil {
 			return fail(err)
 		}
-		s.rem, err = bus.NewRemote(cctx, cscComp, 1, remote.Include("summaryState"))
+		s.rem, err = bus.NewRemote(cctx, cscComp, 1, sal.WithInclude("summaryState"))
 		if err != nil {
 			return fail(err)
 		}
@@ -498,7 +496,7 @@ func (s *soaker) commandLoop(ctx context.Context, start time.Time) {
 			cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			t0 := time.Now()
-			_, err := s.rem.Command(cctx, s.cmd, nil, remote.Timeout(20*time.Second))
+			_, err := s.rem.Command(cctx, s.cmd, nil, sal.WithTimeout(20*time.Second))
 			d := time.Since(t0)
 			if err != nil {
 				s.cmdFail.Add(1)

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
@@ -26,19 +24,14 @@ Starts an in-process Kafka broker and schema registry on loopback, prints
   export LSST_TOPIC_SUBNAME=sal
 and runs until interrupted.
 
+` + cli.ExitStatusHelp + `
 flags:
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fmt.Fprintln(os.Stderr, "localkafka:", err)
-		os.Exit(1)
-	}
+	cli.Main("localkafka", true, func(ctx context.Context, args []string) error {
+		return run(ctx, args, os.Stdout, os.Stderr)
+	})
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,23 +42,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	kafkaPort := fs.Int("kafka-port", 0, "loopback port of the Kafka broker (0: a free port)")
 	registryPort := fs.Int("registry-port", 0, "loopback port of the schema registry (0: a free port)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	version := cli.VersionFlag(fs)
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return cli.UsageError{Msg: err.Error()}
+	}
+	if *version {
+		return cli.PrintVersion(stdout, "localkafka")
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cli.Usagef("unexpected arguments %q", fs.Args())
 	}
 	for _, p := range []struct {
 		flag string
 		port int
 	}{{"kafka-port", *kafkaPort}, {"registry-port", *registryPort}} {
 		if p.port < 0 || p.port > 65535 {
-			return fmt.Errorf("-%s %d: want a port from 1 to 65535, or 0 for a free one", p.flag, p.port)
+			return cli.Usagef("-%s %d: want a port from 1 to 65535, or 0 for a free one", p.flag, p.port)
 		}
 	}
 	if *kafkaPort != 0 && *kafkaPort == *registryPort {
-		return fmt.Errorf("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
+		return cli.Usagef("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
 	}
 	log := cli.Logger(stderr, *verbose)
 

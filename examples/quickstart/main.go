@@ -3,31 +3,45 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
-	}
+	// cli.Main: SIGINT and SIGTERM cancel ctx, -version, and the exit
+	// statuses that every example program shares.
+	cli.Main("quickstart", true, func(ctx context.Context, args []string) error {
+		fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
+		version := cli.VersionFlag(fs)
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return cli.UsageError{Msg: err.Error()}
+		}
+		if *version {
+			return cli.PrintVersion(os.Stdout, "quickstart")
+		}
+		if fs.NArg() > 0 {
+			return cli.Usagef("quickstart takes no arguments, got %q", fs.Args())
+		}
+		return run(ctx)
+	})
 }
 
-func run() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+func run(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	// The Example component is built into the SDK, whatever TS_XML_DIR says.
-	bus, err := sal.Connect(ctx, sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
+	bus, err := sal.Connect(ctx, sal.WithLogger(log), sal.WithDefinitions(sal.EmbeddedDefinitions()))
 	if err != nil {
 		return err
 	}
@@ -37,30 +51,30 @@ func run() error {
 	// 1. A CSC: the summary state machine comes with it; we add handlers
 	// for the Example's own commands.
 	csc, err := bus.NewCSC("Example", 1,
-		controller.Version("quickstart-1.0"),
-		controller.EnabledCommands("setScalars", "setArrays", "wait"),
-		controller.ControllerOptions(controller.Concurrent("wait")))
+		sal.WithVersion("quickstart-1.0"),
+		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		sal.WithConcurrent("wait"))
 	if err != nil {
 		return err
 	}
 	defer csc.Close()
-	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *sal.Command) error {
 		fields := userFields(cmd.Data)
-		if _, err := csc.Event("scalars").SetWrite(ctx, fields, false); err != nil {
+		if _, err := csc.MustEvent("scalars").SetWrite(ctx, fields, false); err != nil {
 			return err
 		}
-		_, err := csc.Telemetry("scalars").Write(ctx, fields)
+		_, err := csc.MustTelemetry("scalars").Write(ctx, fields)
 		return err
 	})
-	csc.HandleFunc("setArrays", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("setArrays", func(ctx context.Context, cmd *sal.Command) error {
 		fields := userFields(cmd.Data)
-		if _, err := csc.Event("arrays").SetWrite(ctx, fields, false); err != nil {
+		if _, err := csc.MustEvent("arrays").SetWrite(ctx, fields, false); err != nil {
 			return err
 		}
-		_, err := csc.Telemetry("arrays").Write(ctx, fields)
+		_, err := csc.MustTelemetry("arrays").Write(ctx, fields)
 		return err
 	})
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
 		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
 		if err := cmd.InProgress(ctx, d, "waiting"); err != nil {
 			return err
@@ -72,7 +86,7 @@ func run() error {
 			return ctx.Err()
 		}
 	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
+	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
 		return csc.Fault(ctx, 1, "executing the fault command", "")
 	})
 	if err := csc.Start(ctx); err != nil {
@@ -86,23 +100,23 @@ func run() error {
 		return err
 	}
 	defer r.Close()
-	st, err := r.Event("summaryState").Next(ctx)
+	st, err := r.MustEvent("summaryState").Next(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("remote sees summaryState %s\n", controller.State(st["summaryState"].(int32)).Name())
+	fmt.Printf("remote sees summaryState %s\n", sal.State(st["summaryState"].(int32)).Name())
 
 	// 3. STANDBY -> DISABLED -> ENABLED.
 	for _, c := range []string{"start", "enable"} {
-		ack, err := r.Command(ctx, c, nil, remote.Timeout(10*time.Second))
+		ack, err := r.Command(ctx, c, nil, sal.WithTimeout(10*time.Second))
 		if err != nil {
 			return err
 		}
-		st, err := r.Event("summaryState").Next(ctx)
+		st, err := r.MustEvent("summaryState").Next(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: %s %q -> summaryState %s\n", c, ack.Code, ack.Result, controller.State(st["summaryState"].(int32)).Name())
+		fmt.Printf("%s: %s %q -> summaryState %s\n", c, ack.Code, ack.Result, sal.State(st["summaryState"].(int32)).Name())
 	}
 
 	// 4. setScalars and setArrays: the CSC writes events and telemetry.
@@ -113,11 +127,11 @@ func run() error {
 	}); err != nil {
 		return err
 	}
-	ev, err := r.Event("scalars").Next(ctx)
+	ev, err := r.MustEvent("scalars").Next(ctx)
 	if err != nil {
 		return err
 	}
-	tel, err := r.Telemetry("scalars").Next(ctx)
+	tel, err := r.MustTelemetry("scalars").Next(ctx)
 	if err != nil {
 		return err
 	}
@@ -126,14 +140,14 @@ func run() error {
 	if _, err := r.Command(ctx, "setArrays", map[string]any{"double0": []float64{1, 2, 3, 4, 5}, "int0": []any{1, 2, 3, 4, 5}}); err != nil {
 		return err
 	}
-	arr, err := r.Event("arrays").Next(ctx)
+	arr, err := r.MustEvent("arrays").Next(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("setArrays -> event arrays: double0=%v int0=%v\n", arr["double0"], arr["int0"])
 
 	// 5. A long command: the CSC acknowledges INPROGRESS, then COMPLETE.
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, remote.Timeout(2*time.Second))
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, sal.WithTimeout(2*time.Second))
 	if err != nil {
 		return err
 	}
@@ -149,17 +163,17 @@ func run() error {
 	}
 
 	// 6. A late joiner sees the newest summaryState at once.
-	late, err := bus.NewRemote(ctx, "Example", 1, remote.ReadOnly(), remote.Include("summaryState"))
+	late, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("summaryState"))
 	if err != nil {
 		return err
 	}
 	defer late.Close()
-	hist := late.Event("summaryState").Get()
-	fmt.Printf("late joiner: history summaryState %s (seqNum %v)\n", controller.State(hist["summaryState"].(int32)).Name(), hist["private_seqNum"])
+	hist := late.MustEvent("summaryState").Get()
+	fmt.Printf("late joiner: history summaryState %s (seqNum %v)\n", sal.State(hist["summaryState"].(int32)).Name(), hist["private_seqNum"])
 
 	// 7. A command in the wrong state fails with the reference's text.
 	_, err = r.Command(ctx, "start", nil)
-	var ae *remote.AckError
+	var ae *sal.AckError
 	if !errors.As(err, &ae) {
 		return fmt.Errorf("start while enabled: want an AckError, got %v", err)
 	}

@@ -10,13 +10,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
@@ -33,11 +31,14 @@ each new record (JSON lines with -json), or with -t one timing summary:
   N records read in S s, R records/sec; latency ms: mean, stdev, min, max, p50, p99;
   L records lost (seqNum gaps).
 ` + cli.TopicNames + `
+` + cli.ExitStatusHelp + `
 flags:
 `
 
 func main() {
-	cli.Exit("read", run(os.Args[1:], os.Stdout, os.Stderr), true)
+	cli.Main("read", true, func(ctx context.Context, args []string) error {
+		return run(ctx, args, os.Stdout, os.Stderr)
+	})
 }
 
 type options struct {
@@ -57,7 +58,7 @@ type item struct {
 	rcv    float64 // TAI when taken from the reader
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
@@ -69,9 +70,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.json, "json", false, "print records (and the -t summary) as JSON lines")
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop after this long (0: no limit)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	version := cli.VersionFlag(fs)
 	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *version {
+		return cli.PrintVersion(stdout, "read")
 	}
 	if len(pos) < 2 {
 		return cli.Usagef("want COMPONENT TOPIC..., got %d arguments %q", len(pos), pos)
@@ -102,8 +107,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("-index %d: %v", o.index, err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)

@@ -11,6 +11,16 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
+const checkSchemaHelp = `For every topic of the components named (all when none is), compares the
+schema the definitions (-xml, else $TS_XML_DIR, else the embedded Example)
+produce with the newest version registered under its subject, as ts_salobj's
+check before a ts_xml release: identical, compatible, backward-only,
+forward-only, INCOMPATIBLE (a type or array length changed, a field without
+default removed), new (not registered yet) or ORPHAN (registered for a topic
+the definitions no longer have). It needs a schema registry
+(LSST_SCHEMA_REGISTRY_URL or -registry) and changes nothing in it. Exit status
+1 when a topic would break readers.`
+
 // cmdCheckSchema compares the schemas the definitions produce with the
 // versions registered under each subject, as ts_salobj's check_schema
 // does before a ts_xml release, and exits 1 on a hazard.
@@ -21,12 +31,17 @@ func cmdCheckSchema(e *env, args []string) error {
 	subname := fs.String("subname", envOr("LSST_TOPIC_SUBNAME", "sal"), "topic subname (LSST_TOPIC_SUBNAME)")
 	all := fs.Bool("all", false, "also list identical and new topics")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	comps, err := cli.ParseInterleaved(fs, args)
+	comps, err := parseFlags(e, fs, args)
 	if err != nil {
 		return err
 	}
 	if *url == "" {
-		return cli.Usagef("no schema registry: set LSST_SCHEMA_REGISTRY_URL or -registry")
+		return cli.Usagef("no schema registry to compare with: set LSST_SCHEMA_REGISTRY_URL or give -registry URL.\n" +
+			"  On a site, that is the Confluent-compatible schema registry of the Kafka cluster the CSCs use\n" +
+			"  (the same LSST_SCHEMA_REGISTRY_URL as theirs). To try it locally, start one with\n" +
+			"    go run ./examples/localkafka -env-file /tmp/salbus.env\n" +
+			"  then, in this shell, . /tmp/salbus.env, publish with the current definitions (e.g. salctl pub\n" +
+			"  Example scalars), and run check-schema with -xml pointing at the new ones")
 	}
 	var defs *salxml.Definitions
 	if *dir != "" {

@@ -11,11 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -41,6 +38,12 @@ func parseJSONObject(s string) (map[string]any, error) {
 // ---------------------------------------------------------------------
 // pub
 
+const pubHelp = `JSON is an object of the topic's fields, e.g. '{"int0": 3, "double0": 1.5}';
+the fields left out take their defaults. NaN and infinities are given as the
+strings "NaN", "Infinity" and "-Infinity" (as echo -json prints them), and the
+private fields (salIndex, private_*) of a record printed by echo -json are
+ignored, so that "salctl echo -json -n 1 T | jq -c .value" can be sent back.`
+
 func cmdPub(e *env, args []string) error {
 	fs := flags(e, "pub")
 	index := fs.Int("index", 0, "SAL index written (if not given: 1 for an indexed component)")
@@ -48,7 +51,7 @@ func cmdPub(e *env, args []string) error {
 	rate := fs.Float64("rate", 1, "records per second when -n > 1")
 	asJSON := fs.Bool("json", false, "print what was written as JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT TOPIC [JSON]")
+	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT TOPIC [JSON]")
 	if err != nil {
 		return err
 	}
@@ -64,6 +67,19 @@ func cmdPub(e *env, args []string) error {
 		if fields, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
+	}
+	// What echo -json printed can be sent back: non-finite floats come as
+	// strings, and the private fields are the writer's own.
+	cli.JSONFloats(t, fields)
+	var dropped []string
+	for _, f := range t.Fields {
+		if _, ok := fields[f.Name]; ok && f.Private {
+			dropped = append(dropped, f.Name)
+			delete(fields, f.Name)
+		}
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(e.stderr, "salctl pub: ignoring %s: the SDK writes its own (use -index for the SAL index)\n", strings.Join(dropped, ", "))
 	}
 	// Check the fields before connecting; Write checks them again.
 	if err := validate.For(t).Validate(maps.Clone(fields)); err != nil {
@@ -129,22 +145,29 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
+const commandHelp = `JSON is an object of the command's fields, e.g. '{"int0": 3}' (NaN and
+infinities as "NaN", "Infinity", "-Infinity"); the fields left out take their
+defaults. Each acknowledgement is printed as it comes, with its code's name:
+  Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
+ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it).`
+
 // readsLittle makes a Remote that reads only summaryState and heartbeat
 // (so that it can say when no CSC is running), or, for a component
 // without them, its first event: commands need no readers.
-func readsLittle(c *salxml.Component) remote.Option {
+func readsLittle(c *salxml.Component) sal.RemoteOption {
 	if c.Event("summaryState") != nil && c.Event("heartbeat") != nil {
-		return remote.Include("summaryState", "heartbeat")
+		return sal.WithInclude("summaryState", "heartbeat")
 	}
 	if c.Event("summaryState") != nil {
-		return remote.Include("summaryState")
+		return sal.WithInclude("summaryState")
 	}
 	for _, t := range c.Topics {
 		if t.Kind == salxml.Event || t.Kind == salxml.Telemetry {
-			return remote.Include(t.Name())
+			return sal.WithInclude(t.Name())
 		}
 	}
-	return remote.Include()
+	return sal.WithInclude()
 }
 
 // bareCommand accepts start, cmd_start or command_start.
@@ -158,8 +181,11 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed to start the Remote, then for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
+	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
 	if err != nil {
+		return err
+	}
+	if err := positiveTimeout(*timeout); err != nil {
 		return err
 	}
 	c, idx, hasIdx, err := parseInstance(defs, pos[0])
@@ -182,6 +208,7 @@ func cmdCommand(e *env, args []string) error {
 		if params, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
+		cli.JSONFloats(c.Command(name), params)
 	}
 	bus, err := connect(e, "command", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(idx)))
 	if err != nil {
@@ -202,7 +229,7 @@ func cmdCommand(e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
-	f, err := r.StartCommand(ctx, name, params, remote.Timeout(*timeout))
+	f, err := r.StartCommand(ctx, name, params, sal.WithTimeout(*timeout))
 	if err != nil {
 		return fieldHints(c.Command(name), err)
 	}
@@ -211,8 +238,8 @@ func cmdCommand(e *env, args []string) error {
 		if ack != nil {
 			printAck(e, r.Name(), name, ack, *asJSON)
 		}
-		var te *remote.TimeoutError
-		var ae *remote.AckError
+		var te *sal.TimeoutError
+		var ae *sal.AckError
 		switch {
 		case errors.As(err, &ae):
 			return fmt.Errorf("%s %s: %s", r.Name(), name, ae.Ack.Code)
@@ -236,7 +263,7 @@ func cmdCommand(e *env, args []string) error {
 // startRemote starts a Remote within timeout (the -timeout of command and
 // state): a broker or schema registry that does not answer is an error
 // within the limit the user gave, naming what did not answer.
-func startRemote(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int, timeout time.Duration, opts ...remote.Option) (*sal.Remote, error) {
+func startRemote(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int, timeout time.Duration, opts ...sal.RemoteOption) (*sal.Remote, error) {
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	r, err := bus.NewRemote(sctx, c.Name, idx, opts...)
@@ -246,13 +273,13 @@ func startRemote(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int
 	return r, err
 }
 
-func printAck(e *env, who, name string, a *topics.Ack, asJSON bool) {
+func printAck(e *env, who, name string, a *sal.Ack, asJSON bool) {
 	if asJSON {
 		fmt.Fprintf(e.stdout, `{"remote":%q,"command":%q,"ack":%q,"code":%d,"error":%d,"result":%q,"timeout_s":%g,"seqNum":%d}`+"\n",
 			who, name, a.Code.String(), int32(a.Code), a.Error, a.Result, a.Timeout.Seconds(), a.SeqNum)
 		return
 	}
-	fmt.Fprintf(e.stdout, "%s %s: %s\n", who, name, a)
+	fmt.Fprintf(e.stdout, "%s %s: %s\n", who, name, cli.FormatAck(a))
 }
 
 // ---------------------------------------------------------------------
@@ -262,9 +289,9 @@ func printAck(e *env, who, name string, a *topics.Ack, asJSON bool) {
 // BaseCsc): STANDBY->DISABLED start, DISABLED->ENABLED enable,
 // ENABLED->DISABLED disable, DISABLED/FAULT->STANDBY standby,
 // STANDBY->OFFLINE exitControl.
-var transitions = map[controller.State][]struct {
+var transitions = map[sal.State][]struct {
 	cmd string
-	to  controller.State
+	to  sal.State
 }{
 	sal.Standby:  {{"start", sal.Disabled}, {"exitControl", sal.Offline}},
 	sal.Disabled: {{"enable", sal.Enabled}, {"standby", sal.Standby}},
@@ -274,14 +301,14 @@ var transitions = map[controller.State][]struct {
 
 type step struct {
 	cmd      string
-	from, to controller.State
+	from, to sal.State
 }
 
 // path is the shortest sequence of commands from one state to another.
-func path(from, to controller.State) ([]step, bool) {
-	prev := map[controller.State]step{}
-	seen := map[controller.State]bool{from: true}
-	queue := []controller.State{from}
+func path(from, to sal.State) ([]step, bool) {
+	prev := map[sal.State]step{}
+	seen := map[sal.State]bool{from: true}
+	queue := []sal.State{from}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -305,11 +332,11 @@ func path(from, to controller.State) ([]step, bool) {
 	return nil, false
 }
 
-var stateNames = map[string]controller.State{
+var stateNames = map[string]sal.State{
 	"DISABLED": sal.Disabled, "ENABLED": sal.Enabled, "FAULT": sal.Fault, "OFFLINE": sal.Offline, "STANDBY": sal.Standby,
 }
 
-func parseState(s string) (controller.State, error) {
+func parseState(s string) (sal.State, error) {
 	if st, ok := stateNames[strings.ToUpper(s)]; ok {
 		return st, nil
 	}
@@ -320,9 +347,9 @@ func parseState(s string) (controller.State, error) {
 	return 0, cli.Usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
 }
 
-func stateOf(rec map[string]any) controller.State {
+func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)
-	return controller.State(v)
+	return sal.State(v)
 }
 
 func cmdState(e *env, args []string) error {
@@ -330,8 +357,11 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to start the Remote, to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
+	pos, defs, err := parseArgs(e, fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
 	if err != nil {
+		return err
+	}
+	if err := positiveTimeout(*timeout); err != nil {
 		return err
 	}
 	c, idx, hasIdx, err := parseInstance(defs, pos[0])
@@ -341,7 +371,7 @@ func cmdState(e *env, args []string) error {
 	if c.Event("summaryState") == nil {
 		return cli.Usagef("%s has no summaryState event: not a CSC", c.Name)
 	}
-	var target controller.State
+	var target sal.State
 	if len(pos) == 2 {
 		if target, err = parseState(pos[1]); err != nil {
 			return err
@@ -365,16 +395,16 @@ func cmdState(e *env, args []string) error {
 		}
 		defer csc.Close()
 	}
-	opts := []remote.Option{remote.Include("summaryState")}
+	opts := []sal.RemoteOption{sal.WithInclude("summaryState")}
 	if target == 0 {
-		opts = append(opts, remote.ReadOnly())
+		opts = append(opts, sal.WithReadOnly())
 	}
 	r, err := startRemote(ctx, bus, c, idx, *timeout, opts...)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	ev := r.Event("summaryState")
+	ev := r.MustEvent("summaryState")
 	show := func(rec map[string]any) {
 		st := stateOf(rec)
 		snd, _ := rec["private_sndStamp"].(float64)
@@ -383,10 +413,10 @@ func cmdState(e *env, args []string) error {
 			who = c.NameIndex(int(i))
 		}
 		if *asJSON {
-			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), topics.TAI()-snd)
+			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd)
 			return
 		}
-		fmt.Fprintf(e.stdout, "%s summaryState: %s (written %.1f s ago by %v)\n", who, st.Name(), topics.TAI()-snd, rec["private_identity"])
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"])
 	}
 
 	// History: the newest summaryState per SAL index, queued first.
@@ -430,11 +460,11 @@ func cmdState(e *env, args []string) error {
 		return fmt.Errorf("%s: no allowed transitions lead from %s to %s", r.Name(), from.Name(), target.Name())
 	}
 	if !*asJSON {
-		fmt.Fprintf(e.stdout, "%s summaryState: %s; to reach %s: %s\n", r.Name(), from.Name(), target.Name(), describe(steps))
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s); to reach %s: %s\n", r.Name(), int32(from), from.Name(), target.Name(), describe(steps))
 	}
 	for _, st := range steps {
 		_ = ev.Flush()
-		ack, err := r.Command(ctx, st.cmd, nil, remote.Timeout(*timeout))
+		ack, err := r.Command(ctx, st.cmd, nil, sal.WithTimeout(*timeout))
 		if ack != nil {
 			printAck(e, r.Name(), st.cmd, ack, *asJSON)
 		}
@@ -470,10 +500,21 @@ func describe(steps []step) string {
 // ---------------------------------------------------------------------
 // csc
 
+const cscHelp = `The CSC has the summary state machine of ts_salobj's BaseCsc and answers the
+component's other commands with CMD_COMPLETE (one with a positive "duration"
+field first acks CMD_INPROGRESS and completes after that many seconds). It
+prints on stdout each acknowledgement it sends and each change of summary
+state:
+  Example:5 start (seqNum 12) from user@host: ack 303 (CMD_COMPLETE), error 0, result "Done"
+  Example:5 summaryState 1 (DISABLED)
+On a shared bus it refuses to start beside a running instance of the same
+COMPONENT:INDEX (one whose heartbeat it sees within 3 s): exit status 1. It
+runs until exitControl (exit status 0) or until interrupted.`
+
 func cmdCSC(e *env, args []string) error {
 	fs := flags(e, "csc")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, 1, "COMPONENT[:INDEX]")
+	pos, defs, err := parseArgs(e, fs, args, 1, 1, "COMPONENT[:INDEX]")
 	if err != nil {
 		return err
 	}
@@ -491,7 +532,43 @@ func cmdCSC(e *env, args []string) error {
 	defer bus.Close()
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
-	csc, err := demoCSC(ctx, bus, c, idx)
+	var mu sync.Mutex // one line at a time on stdout
+	printf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(e.stdout, format, args...)
+	}
+	name := c.NameIndex(idx)
+	opts := []sal.CSCOption{sal.WithHooks(sal.Hooks{SummaryState: func(_ context.Context, s sal.State) error {
+		printf("%s summaryState %d (%s)\n", name, int32(s), s.Name())
+		return nil
+	}})}
+	if !bus.Embedded() {
+		// Nobody else is on an in-process bus: no duplicate to look for.
+		fmt.Fprintf(e.stderr, "salctl csc: looking for a running %s (its heartbeat) before starting\n", name)
+		opts = append(opts, sal.WithCheckDuplicate())
+	}
+	// The acks the CSC writes, read back: every command, refused or not.
+	in, err := bus.NewInstance(c, idx, "")
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	acks, err := in.Reader(c.Ack(), sal.ReaderOptions{QueueLen: 1000})
+	if err != nil {
+		return err
+	}
+	if err := in.Start(ctx); err != nil {
+		return err
+	}
+	acks.SetCallback(func(rec map[string]any) {
+		a := cli.AckOfRecord(rec)
+		printf("%s %s (seqNum %d) from %s: %s\n", name, cli.CommandOfAck(c, a), a.SeqNum, a.Identity, cli.FormatAck(a))
+	})
+	csc, err := demoCSC(ctx, bus, c, idx, opts...)
+	if errors.Is(err, sal.ErrDuplicate) {
+		return fmt.Errorf("refusing to start %s beside a running one: %w", name, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -517,7 +594,7 @@ func cmdHistory(e *env, args []string) error {
 	depth := fs.Int("depth", 0, "look back this many records (default $LSST_MAX_HISTORY_READ, else 500)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 2, "COMPONENT TOPIC")
+	pos, defs, err := parseArgs(e, fs, args, 2, 2, "COMPONENT TOPIC")
 	if err != nil {
 		return err
 	}
@@ -558,7 +635,7 @@ func cmdHistory(e *env, args []string) error {
 			return err
 		}
 	}
-	now := topics.TAI()
+	now := sal.TAI()
 	var recs []map[string]any
 	if t.Kind == salxml.Event {
 		// Events: the SDK's late-joiner history, as a Remote sees it.
@@ -567,7 +644,7 @@ func cmdHistory(e *env, args []string) error {
 			return err
 		}
 		defer in.Close()
-		rd, err := in.Reader(t, topics.ReaderOptions{MaxHistory: 1, QueueLen: 1000})
+		rd, err := in.Reader(t, sal.ReaderOptions{MaxHistory: 1, QueueLen: 1000})
 		if err != nil {
 			return err
 		}
@@ -594,6 +671,11 @@ func cmdHistory(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "history %s: no historical data in %s\n", t, kname)
 		return nil
 	}
+	enums := cli.NewEnums(c)
+	var names []string
+	for _, f := range t.Fields {
+		names = append(names, f.Name)
+	}
 	for _, rec := range recs {
 		snd, _ := rec["private_sndStamp"].(float64)
 		if *asJSON {
@@ -606,6 +688,9 @@ func cmdHistory(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "history %s:%s private_seqNum %v, private_sndStamp %.6f, data age %.3f s\n  %s\n",
 			t, idx, rec["private_seqNum"], snd, now-snd, cli.FieldsJSON(t, rec))
+		if l := enums.Labels(t.SALName, names, rec); len(l) > 0 {
+			fmt.Fprintf(e.stdout, "  %s\n", strings.Join(l, ", "))
+		}
 	}
 	return nil
 }
@@ -630,7 +715,7 @@ func asInt(v any) int64 {
 // record, 3 s before the first.
 func readBack(ctx context.Context, bus *sal.Bus, t *salxml.Topic, index int) ([]map[string]any, error) {
 	cfg := bus.Config()
-	started := topics.TAI()
+	started := sal.TAI()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -638,7 +723,7 @@ func readBack(ctx context.Context, bus *sal.Bus, t *salxml.Topic, index int) ([]
 	newest := map[int64]map[string]any{}
 	done := make(chan error, 1)
 	go func() {
-		done <- bus.Tap(ctx, []string{t.KafkaName(cfg.Subname)}, cfg.MaxHistoryRead, func(r topics.TapRecord) {
+		done <- bus.Tap(ctx, []string{t.KafkaName(cfg.Subname)}, cfg.MaxHistoryRead, func(r sal.TapRecord) {
 			mu.Lock()
 			defer mu.Unlock()
 			if ctx.Err() != nil {

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -29,13 +28,14 @@ func demoIndex(c *salxml.Component, idx int) int {
 type demoFeeder struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	insts  []*topics.Instance
+	insts  []*sal.Instance
 }
 
 func startDemoFeeder(ctx context.Context, bus *sal.Bus, ts []*salxml.Topic, hz float64) (*demoFeeder, error) {
 	f := &demoFeeder{}
-	byComp := map[string]*topics.Instance{}
-	var writers []*topics.Writer
+	byComp := map[string]*sal.Instance{}
+	var writers []*sal.Writer
+	enums := map[string]*cli.Enums{}
 	for _, t := range ts {
 		in := byComp[t.Component]
 		if in == nil {
@@ -43,6 +43,7 @@ func startDemoFeeder(ctx context.Context, bus *sal.Bus, ts []*salxml.Topic, hz f
 			if err != nil {
 				return nil, err
 			}
+			enums[t.Component] = cli.NewEnums(c)
 			if in, err = bus.NewInstance(c, demoIndex(c, 0), "salctl-demo"); err != nil {
 				return nil, err
 			}
@@ -72,7 +73,7 @@ func startDemoFeeder(ctx context.Context, bus *sal.Bus, ts []*salxml.Topic, hz f
 		defer tick.Stop()
 		for i := 0; ; i++ {
 			w := writers[i%len(writers)]
-			if err := w.WriteAsync(fctx, validate.For(w.Topic()).Random(rng), nil); err != nil {
+			if err := w.WriteAsync(fctx, demoRecord(w.Topic(), enums[w.Topic().Component], rng), nil); err != nil {
 				return
 			}
 			select {
@@ -95,13 +96,21 @@ func (f *demoFeeder) close() {
 	}
 }
 
+// demoRecord is a random record of t whose enumerated fields hold values
+// of their enumerations.
+func demoRecord(t *salxml.Topic, enums *cli.Enums, rng *rand.Rand) map[string]any {
+	rec := validate.For(t).Random(rng)
+	cli.EnumValues(t, enums, rec, rng.IntN)
+	return rec
+}
+
 // demoCSC runs a CSC of the component that accepts every command: the
 // state machine's own, and "Done" for the component's other commands. A
 // command with a positive "duration" field (as Example's wait) is first
 // acknowledged CMD_INPROGRESS and completes after that many seconds.
-func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*controller.CSC, error) {
-	csc, err := bus.NewCSC(c.Name, idx, controller.Version("salctl-demo"),
-		controller.ControllerOptions(controller.AllowMissing()))
+func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int, opts ...sal.CSCOption) (*sal.CSC, error) {
+	opts = append([]sal.CSCOption{sal.WithVersion("salctl-demo"), sal.WithAllowMissing()}, opts...)
+	csc, err := bus.NewCSC(c.Name, idx, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +118,7 @@ func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*
 		if t.Generic {
 			continue
 		}
-		if err := csc.HandleFunc(t.Name(), func(ctx context.Context, cmd *controller.Command) error {
+		if err := csc.HandleFunc(t.Name(), func(ctx context.Context, cmd *sal.Command) error {
 			d, _ := cmd.Data["duration"].(float64)
 			if d <= 0 {
 				return nil
@@ -141,6 +150,7 @@ func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int) (*
 // to show.
 func demoSamples(ctx context.Context, bus *sal.Bus, c *salxml.Component, t *salxml.Topic, indices []int) error {
 	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	enums := cli.NewEnums(c)
 	for _, idx := range indices {
 		in, err := bus.NewInstance(c, idx, "salctl-demo")
 		if err != nil {
@@ -151,7 +161,7 @@ func demoSamples(ctx context.Context, bus *sal.Bus, c *salxml.Component, t *salx
 			err = in.Start(ctx)
 		}
 		for i := 0; i < 2 && err == nil; i++ {
-			_, err = w.Write(ctx, validate.For(t).Random(rng))
+			_, err = w.Write(ctx, demoRecord(t, enums, rng))
 		}
 		in.Close()
 		if err != nil {

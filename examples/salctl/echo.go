@@ -15,7 +15,6 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -33,6 +32,8 @@ type follower struct {
 	bus    *sal.Bus
 	feeder *demoFeeder
 	shapes map[int32]shape // by schema id
+	defs   *salxml.Definitions
+	enums  map[string]*cli.Enums // by component
 }
 
 // kafkaTopic resolves a full Kafka topic name (lsst.SUBNAME.C.T) or
@@ -71,15 +72,18 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	return t.KafkaName(subname), t, nil
 }
 
-func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool) (*follower, error) {
-	cfg, err := topics.ConfigFromEnv()
+// startFollower resolves the topics named, runs check (may be nil) on
+// those the definitions know, by Kafka name, and connects.
+func startFollower(e *env, verb string, defs *salxml.Definitions, args []string, back int, verbose bool, check func(map[string]*salxml.Topic) error) (*follower, error) {
+	cfg, err := sal.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}}
+	f := &follower{e: e, verb: verb, back: back, shapes: map[int32]shape{}, defs: defs, enums: map[string]*cli.Enums{}}
+	known := map[string]*salxml.Topic{}
 	// Unset, the subname is the in-process bus's "sal"; on a broker,
 	// connecting fails below without it.
-	sub := cmp.Or(cfg.Subname, topics.DefaultSubname)
+	sub := cmp.Or(cfg.Subname, sal.DefaultSubname)
 	for _, a := range args {
 		kn, t, err := kafkaTopic(e, defs, sub, a)
 		if err != nil {
@@ -91,6 +95,12 @@ func startFollower(e *env, verb string, defs *salxml.Definitions, args []string,
 		f.names = append(f.names, kn)
 		if t != nil {
 			f.known = append(f.known, t)
+			known[kn] = t
+		}
+	}
+	if check != nil {
+		if err := check(known); err != nil {
+			return nil, err
 		}
 	}
 	peer := "a built-in writer publishes random records of " + strings.Join(topicNames(f.known), ", ") + " at 20 Hz"
@@ -146,12 +156,12 @@ func (f *follower) notef(format string, args ...any) {
 
 // run reads every topic until ctx ends or handle returns false; tick (may
 // be nil) runs about once a second. handle and tick never run at once.
-func (f *follower) run(ctx context.Context, handle func(topics.TapRecord) bool, tick func()) error {
+func (f *follower) run(ctx context.Context, handle func(sal.TapRecord) bool, tick func()) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
 	stopped := false
-	fn := func(r topics.TapRecord) {
+	fn := func(r sal.TapRecord) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !stopped && !handle(r) {
@@ -195,23 +205,23 @@ func (f *follower) run(ctx context.Context, handle func(topics.TapRecord) bool, 
 // exist yet is waited for, and read from its beginning once it appears;
 // other errors are retried for 30 s. Retries go through a new Domain each
 // time: the bus's Kafka client keeps a "no such topic" answer for a few
-// seconds (see topics.Domain's watermarks), a new client has no cache.
-func (f *follower) tap(ctx context.Context, name string, fn func(topics.TapRecord)) error {
+// seconds (see sal.Bus's watermarks), a new client has no cache.
+func (f *follower) tap(ctx context.Context, name string, fn func(sal.TapRecord)) error {
 	back, waiting := f.back, false
 	var failingSince, lastWarn time.Time
-	d := f.bus.Domain
+	b := f.bus
 	for {
 		var err error
-		if d == nil {
-			d, err = topics.NewDomain(ctx, f.bus.Config())
+		if b == nil {
+			b, err = sal.Connect(ctx, sal.WithConfig(f.bus.Config()), sal.WithLogger(f.bus.Logger()))
 		}
 		if err == nil {
-			err = d.Tap(ctx, []string{name}, back, fn)
-			if d != f.bus.Domain {
-				d.Close()
+			err = b.Tap(ctx, []string{name}, back, fn)
+			if b != f.bus {
+				b.Close()
 			}
 		}
-		d = nil
+		b = nil
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -282,7 +292,7 @@ func parseShape(text string) shape {
 
 // record puts a Tap value's fields in schema order (fields that the
 // schema text does not list, if any, last and sorted).
-func (f *follower) record(r topics.TapRecord) (shape, *cli.Record) {
+func (f *follower) record(r sal.TapRecord) (shape, *cli.Record) {
 	sh, ok := f.shapes[r.SchemaID]
 	if !ok && r.Schema != "" {
 		sh = parseShape(r.Schema)
@@ -326,6 +336,16 @@ func topicNames(ts []*salxml.Topic) []string {
 // ---------------------------------------------------------------------
 // echo
 
+const echoHelp = `A TOPIC is COMPONENT.TOPIC (Example.scalars, Example.evt_summaryState) or a
+full Kafka topic name (lsst.sal.Example.scalars). Each record is decoded with
+its writer's schema from the registry, so topics the definitions do not know
+are read too. The text output has one line a field, enumerated values with
+their names (summaryState: 2 (ENABLED)); -json prints one object per record
+with the values as numbers, NaN and infinities as the strings "NaN",
+"Infinity" and "-Infinity", which pub accepts back. -fields names fields that
+every topic must have (an unknown one is an error naming the close matches).
+-timeout 0 (the default) means no limit; it must not be negative.`
+
 func cmdEcho(e *env, args []string) error {
 	fs := flags(e, "echo")
 	n := fs.Int("n", 0, "stop after COUNT records (0: until interrupted)")
@@ -334,18 +354,40 @@ func cmdEcho(e *env, args []string) error {
 	last := fs.Int("last", 0, "first print the last N records of each partition")
 	only := fs.String("fields", "", "print only these fields (comma separated)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
 	if *n < 0 || *last < 0 {
 		return cli.Usagef("-n and -last must be >= 0")
 	}
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
 	var fields []string
 	if *only != "" {
-		fields = strings.Split(*only, ",")
+		for _, fn := range strings.Split(*only, ",") {
+			if fn = strings.TrimSpace(fn); fn != "" {
+				fields = append(fields, fn)
+			}
+		}
 	}
-	f, err := startFollower(e, "echo", defs, pos, *last, *verbose)
+	// The fields are checked against the definitions' topics before
+	// connecting, and against each other topic's writer schema at its
+	// first record.
+	check := func(known map[string]*salxml.Topic) error {
+		for kn, t := range known {
+			var names []string
+			for _, fl := range t.Fields {
+				names = append(names, fl.Name)
+			}
+			if err := checkFields(kn, fields, names); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f, err := startFollower(e, "echo", defs, pos, *last, *verbose, check)
 	if err != nil {
 		return err
 	}
@@ -353,11 +395,23 @@ func cmdEcho(e *env, args []string) error {
 	ctx, cancel := withTimeout(e.ctx, *timeout)
 	defer cancel()
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	checked := map[int32]bool{}
+	var fieldErr error
+	err = f.run(ctx, func(r sal.TapRecord) bool {
+		if len(fields) > 0 && r.Err == nil && !checked[r.SchemaID] {
+			sh, _ := f.record(r)
+			if fieldErr = checkFields(r.Topic, fields, sh.fields); fieldErr != nil {
+				return false
+			}
+			checked[r.SchemaID] = true
+		}
 		f.print(r, *asJSON, fields)
 		count++
 		return *n == 0 || count < *n
 	}, nil)
+	if fieldErr != nil {
+		return fieldErr
+	}
 	if err != nil {
 		return err
 	}
@@ -370,9 +424,45 @@ func cmdEcho(e *env, args []string) error {
 	return nil
 }
 
+// checkFields refuses -fields that a topic does not have, naming the
+// close matches.
+func checkFields(topic string, want, have []string) error {
+	for _, w := range want {
+		if slices.Contains(have, w) {
+			continue
+		}
+		if c := salxml.Closest(w, have); len(c) > 0 {
+			return cli.Usagef("-fields: %s has no field %q (did you mean %s?)", topic, w, strings.Join(c, ", "))
+		}
+		return cli.Usagef("-fields: %s has no field %q; its fields are %s", topic, w, strings.Join(have, ", "))
+	}
+	return nil
+}
+
+// enumsOf returns the enumerations of a Kafka topic's component (the
+// generic ones only for a component the definitions do not have), and
+// the topic's SAL name.
+func (f *follower) enumsOf(kafka string) (*cli.Enums, string) {
+	parts := strings.SplitN(kafka, ".", 4)
+	if len(parts) != 4 {
+		return nil, kafka
+	}
+	comp, topic := parts[2], parts[3]
+	en, ok := f.enums[comp]
+	if !ok {
+		var c *salxml.Component
+		if f.defs != nil && f.defs.Has(comp) {
+			c, _ = f.defs.Component(comp)
+		}
+		en = cli.NewEnums(c)
+		f.enums[comp] = en
+	}
+	return en, topic
+}
+
 // print prints a record: as a JSON line, or as a header line and one
-// line a field.
-func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
+// line a field (enumerated values with their names).
+func (f *follower) print(r sal.TapRecord, asJSON bool, fields []string) {
 	sh, rec := f.record(r)
 	if rec != nil && len(fields) > 0 {
 		sub := &cli.Record{}
@@ -408,8 +498,9 @@ func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 	if r.Err != nil {
 		fmt.Fprintf(&b, "cannot decode: %v\nsize: %d bytes\n", r.Err, r.Size)
 	} else {
+		enums, topic := f.enumsOf(r.Topic)
 		for i, n := range rec.Names {
-			fmt.Fprintf(&b, "%s: %s\n", n, cli.TextValue(rec.Values[i]))
+			fmt.Fprintf(&b, "%s: %s\n", n, enums.Label(topic, n, rec.Values[i]))
 		}
 	}
 	_, _ = fmt.Fprint(f.e.stdout, b.String())
@@ -420,7 +511,7 @@ func (f *follower) print(r topics.TapRecord, asJSON bool, fields []string) {
 
 // stamp is when a record was published: its private_sndStamp (TAI
 // seconds), else when it was received (Tap gives no Kafka timestamps).
-func stamp(r topics.TapRecord) float64 {
+func stamp(r sal.TapRecord) float64 {
 	if s, ok := r.Value["private_sndStamp"].(float64); ok && s > 0 {
 		return s
 	}
@@ -464,11 +555,14 @@ func cmdHz(e *env, args []string) error {
 	window := fs.Int("window", 10000, "number of intervals averaged")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	f, err := startFollower(e, "hz", defs, pos, 0, *verbose)
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
+	f, err := startFollower(e, "hz", defs, pos, 0, *verbose, nil)
 	if err != nil {
 		return err
 	}
@@ -495,7 +589,7 @@ func cmdHz(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	err = f.run(ctx, func(r sal.TapRecord) bool {
 		stats[r.Topic].add(stamp(r), *window)
 		count++
 		return *n == 0 || count < *n
@@ -519,11 +613,14 @@ func cmdBw(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 0, "stop after this long (0: no limit)")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(fs, args, 1, -1, "TOPIC...")
+	pos, defs, err := parseArgs(e, fs, args, 1, -1, "TOPIC...")
 	if err != nil {
 		return err
 	}
-	f, err := startFollower(e, "bw", defs, pos, 0, *verbose)
+	if err := noLimitTimeout(*timeout); err != nil {
+		return err
+	}
+	f, err := startFollower(e, "bw", defs, pos, 0, *verbose, nil)
 	if err != nil {
 		return err
 	}
@@ -575,7 +672,7 @@ func cmdBw(e *env, args []string) error {
 		}
 	}
 	count := 0
-	err = f.run(ctx, func(r topics.TapRecord) bool {
+	err = f.run(ctx, func(r sal.TapRecord) bool {
 		s := stats[r.Topic]
 		s.sizes = append(s.sizes, r.Size)
 		s.total += int64(r.Size)

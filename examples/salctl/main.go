@@ -8,69 +8,90 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 type env struct {
 	ctx    context.Context
+	stdin  io.Reader // the commander's input (os.Stdin); nil reads nothing
 	stdout io.Writer
 	stderr io.Writer
 }
 
 type verb struct {
 	name, args, help string
-	run              func(e *env, args []string) error
+	// more is the rest of the verb's help: what it prints, how it ends.
+	more string
+	run  func(e *env, args []string) error
 }
 
 var verbs []verb
 
 func init() {
 	verbs = []verb{
-		{"components", "", "list the SAL components defined", cmdComponents},
-		{"topics", "COMPONENT", "list a component's topics and fields, with units, array lengths and descriptions", cmdTopics},
-		{"schema", "COMPONENT TOPIC", "print a topic's Avro schema text, as ts_salobj registers it", cmdSchema},
-		{"echo", "TOPIC...", "print the records of Kafka topics (lsst.sal.C.T or C.T), decoded with their writers' schemas", cmdEcho},
-		{"pub", "COMPONENT TOPIC JSON", "write one record (fields as a JSON object; missing fields take their defaults)", cmdPub},
-		{"hz", "TOPIC...", "print the publication rate of topics once a second", cmdHz},
-		{"bw", "TOPIC...", "print the bandwidth of topics once a second", cmdBw},
-		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", cmdTop},
-		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", cmdCommand},
-		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", cmdState},
-		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", cmdHistory},
-		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cmdCSC},
-		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", cmdCheckSchema},
+		{"components", "", "list the SAL components defined", "", cmdComponents},
+		{"topics", "COMPONENT", "list a component's topics and fields, with units, array lengths and descriptions", "", cmdTopics},
+		{"schema", "COMPONENT TOPIC", "print a topic's Avro schema text, as ts_salobj registers it", "", cmdSchema},
+		{"list", "[COMPONENT...]", "list the SAL topics that exist on the bus, with their partitions and record counts", listHelp, cmdList},
+		{"echo", "TOPIC...", "print the records of Kafka topics (lsst.sal.C.T or C.T), decoded with their writers' schemas", echoHelp, cmdEcho},
+		{"pub", "COMPONENT TOPIC [JSON]", "write one record (fields as a JSON object; missing fields take their defaults)", pubHelp, cmdPub},
+		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdHz},
+		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdBw},
+		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", "", cmdTop},
+		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
+		{"commander", "COMPONENT[:INDEX]", "an interactive shell that commands a CSC and prints its events, as ts_salobj's CSC commander", commanderHelp, cmdCommander},
+		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", "-timeout must be > 0.", cmdState},
+		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", historyHelp, cmdHistory},
+		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cscHelp, cmdCSC},
+		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", checkSchemaHelp, cmdCheckSchema},
 	}
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(&env{ctx: ctx, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
-	stop()
-	cli.Exit("salctl", err, false)
+	cli.Main("salctl", false, func(ctx context.Context, args []string) error {
+		return run(&env{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, args)
+	})
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: salctl VERB [ARGS] [flags]   (salctl VERB -h for a verb's flags)")
+	fmt.Fprintln(w, "usage: salctl VERB [ARGS] [flags]   (salctl help VERB, or salctl VERB -h, for a verb's flags)")
+	fmt.Fprintln(w, "       salctl --version")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, v := range verbs {
 		fmt.Fprintf(tw, "  %s %s\t%s\n", v.name, v.args, v.help)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nTOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an attribute name (evt_x, cmd_x, tel_x).")
-	fmt.Fprintln(w, "The bus comes from LSST_KAFKA_BROKER_ADDR and the other LSST_* variables; without it, an in-process one.")
+	fmt.Fprint(w, "\n"+generalHelp+"\n"+cli.ExitStatusHelp)
 }
+
+const historyHelp = `Events: the SDK's late-joiner history, as a Remote sees it. Telemetry and
+commands (which ts_salobj reads no history of): the topic read back with Tap.
+Each sample is printed as JSON, then its enumerated fields with their names
+(summaryState 2 (ENABLED)). On the in-process bus a built-in writer first
+writes two samples per SAL index, with values of their enumerations in the
+enumerated fields.`
+
+const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
+attribute name (evt_x, cmd_x, tel_x). Enumerated values are printed with their
+names: summaryState 2 (ENABLED), ack 303 (CMD_COMPLETE), and the integer fields
+that the XML enumerates.
+
+The bus comes from LSST_KAFKA_BROKER_ADDR and the other LSST_* variables;
+without it, an in-process one, on which the verbs that need another party
+bring their own (a writer of random records, or a CSC that accepts every
+command) and say so. The definitions come from TS_XML_DIR, or the SDK's
+embedded Example component.
+`
 
 func run(e *env, args []string) error {
 	if len(args) == 0 {
@@ -78,43 +99,99 @@ func run(e *env, args []string) error {
 		return cli.UsageError{Msg: "no verb given"}
 	}
 	name := args[0]
-	if name == "help" || name == "-h" || name == "-help" || name == "--help" {
+	switch name {
+	case "-h", "-help", "--help":
 		usage(e.stdout)
 		return nil
-	}
-	var names []string
-	for _, v := range verbs {
-		if v.name == name {
-			return v.run(e, args[1:])
+	case "-version", "--version", "version":
+		return cli.PrintVersion(e.stdout, "salctl")
+	case "help":
+		if len(args) == 1 {
+			usage(e.stdout)
+			return nil
 		}
-		names = append(names, v.name)
+		if len(args) > 2 {
+			return cli.Usagef("help takes one VERB, got %q", args[1:])
+		}
+		// The verb's own -h: the same text by construction.
+		name, args = args[1], []string{args[1], "-h"}
 	}
-	if c := salxml.Closest(name, names); len(c) > 0 {
-		return cli.Usagef("unknown verb %q (did you mean %s?)", name, strings.Join(c, ", "))
+	v, err := findVerb(name)
+	if err != nil {
+		return err
 	}
-	usage(e.stderr)
-	return cli.Usagef("unknown verb %q", name)
+	err = v.run(e, args[1:])
+	var ue cli.UsageError
+	if errors.As(err, &ue) {
+		return cli.Usagef("%s: %s\n(salctl help %s shows its usage)", v.name, ue.Msg, v.name)
+	}
+	return err
 }
 
-// flags is a verb's flag set, with the usage line of the verb.
+func findVerb(name string) (*verb, error) {
+	var names []string
+	for i := range verbs {
+		if verbs[i].name == name {
+			return &verbs[i], nil
+		}
+		names = append(names, verbs[i].name)
+	}
+	if c := salxml.Closest(name, names); len(c) > 0 {
+		return nil, cli.Usagef("unknown verb %q (did you mean %s?)", name, strings.Join(c, ", "))
+	}
+	return nil, cli.Usagef("unknown verb %q: salctl help lists the verbs", name)
+}
+
+// flags is a verb's flag set. It prints nothing itself: parseFlags prints
+// the verb's usage on stdout for -h, and returns other mistakes as usage
+// errors.
 func flags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("salctl "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	for _, v := range verbs {
-		if v.name == name {
-			fs.Usage = func() {
-				fmt.Fprintf(e.stderr, "usage: salctl %s %s [flags]\n\n%s\n\nflags:\n", v.name, v.args, v.help)
-				fs.PrintDefaults()
-			}
-		}
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	return fs
+}
+
+// verbUsage prints the help of a verb: `salctl help VERB` and `salctl VERB
+// -h` both print it, on stdout.
+func verbUsage(w io.Writer, fs *flag.FlagSet) {
+	v, err := findVerb(strings.TrimPrefix(fs.Name(), "salctl "))
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(w, "usage: salctl %s %s [flags]\n\n%s.\n", v.name, v.args, capitalize(v.help))
+	if v.more != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(v.more, "\n"))
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	fmt.Fprint(w, "\n"+cli.ExitStatusHelp)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// parseFlags parses a verb's flags, which may come before, between or
+// after its positional arguments, and returns the positional ones. -h
+// prints the verb's usage and returns flag.ErrHelp (exit status 0).
+func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, error) {
+	pos, err := cli.ParseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		verbUsage(e.stdout, fs)
+	}
+	return pos, err
 }
 
 // parseArgs parses a verb's flags, checks its positional arguments and
 // loads the definitions.
-func parseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([]string, *salxml.Definitions, error) {
-	pos, err := cli.ParseInterleaved(fs, args)
+func parseArgs(e *env, fs *flag.FlagSet, args []string, lo, hi int, what string) ([]string, *salxml.Definitions, error) {
+	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,6 +200,22 @@ func parseArgs(fs *flag.FlagSet, args []string, lo, hi int, what string) ([]stri
 	}
 	defs, err := loadDefs()
 	return pos, defs, err
+}
+
+// positiveTimeout refuses a -timeout that is not > 0.
+func positiveTimeout(d time.Duration) error {
+	if d <= 0 {
+		return cli.Usagef("-timeout %s: want a duration > 0, e.g. 30s", d)
+	}
+	return nil
+}
+
+// noLimitTimeout refuses a negative -timeout (0 is no limit).
+func noLimitTimeout(d time.Duration) error {
+	if d < 0 {
+		return cli.Usagef("-timeout %s: want a duration >= 0 (0: no limit)", d)
+	}
+	return nil
 }
 
 // requireIndex refuses a bare name for an indexed component.
@@ -216,7 +309,7 @@ func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer s
 		return nil, err
 	}
 	if bus.Embedded() {
-		msg := fmt.Sprintf("salctl %s: no broker configured (%s unset): running on an in-process bus that no other process can reach", verb, topics.EnvBroker)
+		msg := fmt.Sprintf("salctl %s: no broker configured (%s unset): running on an in-process bus that no other process can reach", verb, sal.EnvBroker)
 		if peer != "" {
 			msg += "; " + peer
 		}
@@ -231,7 +324,7 @@ func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer s
 func cmdComponents(e *env, args []string) error {
 	fs := flags(e, "components")
 	asJSON := fs.Bool("json", false, "print JSON lines")
-	_, defs, err := parseArgs(fs, args, 0, 0, "no arguments")
+	_, defs, err := parseArgs(e, fs, args, 0, 0, "no arguments")
 	if err != nil {
 		return err
 	}
@@ -269,7 +362,7 @@ func cmdTopics(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object per topic")
 	private := fs.Bool("private", false, "include the private fields (salIndex, private_*)")
 	kind := fs.String("kind", "", "only topics of this kind: command, event, telemetry or ackcmd")
-	pos, defs, err := parseArgs(fs, args, 1, 1, "COMPONENT")
+	pos, defs, err := parseArgs(e, fs, args, 1, 1, "COMPONENT")
 	if err != nil {
 		return err
 	}
@@ -343,7 +436,7 @@ func cmdSchema(e *env, args []string) error {
 	fs := flags(e, "schema")
 	subname := fs.String("subname", "", "topic subname for the -info line (default $LSST_TOPIC_SUBNAME, else sal)")
 	info := fs.Bool("info", false, "first print the Kafka topic, subject and revCode on stderr")
-	pos, defs, err := parseArgs(fs, args, 2, 2, "COMPONENT TOPIC")
+	pos, defs, err := parseArgs(e, fs, args, 2, 2, "COMPONENT TOPIC")
 	if err != nil {
 		return err
 	}
@@ -354,10 +447,10 @@ func cmdSchema(e *env, args []string) error {
 	if *info {
 		sub := *subname
 		if sub == "" {
-			sub = os.Getenv(topics.EnvSubname)
+			sub = os.Getenv(sal.EnvSubname)
 		}
 		if sub == "" {
-			sub = topics.DefaultSubname
+			sub = sal.DefaultSubname
 		}
 		fmt.Fprintf(e.stderr, "%s: Kafka topic %s, subject %s, revCode %s\n", t, t.KafkaName(sub), t.Subject(sub), t.RevCode())
 	}

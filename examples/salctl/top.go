@@ -16,7 +16,6 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -90,7 +89,7 @@ func cmdTop(e *env, args []string) error {
 	plain := fs.Bool("plain", false, "print the tables one after another (the default when stdout is not a terminal) instead of redrawing the screen")
 	relist := fs.Duration("relist", 10*time.Second, "how often to look for new topics of the component")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, err := cli.ParseInterleaved(fs, args)
+	pos, err := parseFlags(e, fs, args)
 	if err != nil {
 		return err
 	}
@@ -111,6 +110,8 @@ func cmdTop(e *env, args []string) error {
 		return cli.Usagef("-n must be > 0, got %d", *rows)
 	case *count < 0:
 		return cli.Usagef("-count must be >= 0, got %d", *count)
+	case *timeout < 0:
+		return noLimitTimeout(*timeout)
 	}
 	comp, idx, hasIdx, err := parseInstance(defs, pos[0])
 	if err != nil {
@@ -216,9 +217,10 @@ func weighted(ts []*salxml.Topic) []*salxml.Topic {
 	return out
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
+// isTerminal reports whether x (stdin, stdout) is a terminal.
+func isTerminal(x any) bool {
+	f, ok := x.(*os.File)
+	if !ok || f == nil {
 		return false
 	}
 	st, err := f.Stat()
@@ -336,8 +338,8 @@ func intField(v map[string]any, name string) (int64, bool) {
 // (whatever the SAL index: it is not known). seqNum gaps count only for
 // events and telemetry: the private_seqNum of commands and acks is the
 // command's number, not a count of the writer's records.
-func (t *topper) add(r topics.TapRecord) {
-	recv := topics.TAI()
+func (t *topper) add(r sal.TapRecord) {
+	recv := sal.TAI()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	idx, _ := intField(r.Value, "salIndex")

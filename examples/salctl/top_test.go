@@ -2,16 +2,16 @@ package main
 
 import (
 	"errors"
+	"github.com/lsst-sal/salgo/sal"
 	"testing"
 
-	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-func topRecord(topic string, seq, index int, ident string) topics.TapRecord {
-	return topics.TapRecord{Topic: "lsst.sal.Example." + topic, Size: 100, Value: map[string]any{
+func topRecord(topic string, seq, index int, ident string) sal.TapRecord {
+	return sal.TapRecord{Topic: "lsst.sal.Example." + topic, Size: 100, Value: map[string]any{
 		"private_seqNum": seq, "private_origin": 7, "private_identity": ident, "salIndex": index,
-		"private_sndStamp": topics.TAI() - 0.001,
+		"private_sndStamp": sal.TAI() - 0.001,
 	}}
 }
 
@@ -29,7 +29,7 @@ func TestTopCounts(t *testing.T) {
 	for _, seq := range []int{10, 10, 12} { // acks: seqNum is the command's
 		tp.add(topRecord("ackcmd", seq, 1, "a"))
 	}
-	tp.add(topics.TapRecord{Topic: "lsst.sal.Example.logevent_arrays", Size: 30, Err: errors.New("bad schema id")})
+	tp.add(sal.TapRecord{Topic: "lsst.sal.Example.logevent_arrays", Size: 30, Err: errors.New("bad schema id")})
 	var rep topReport
 	tp.snapshot(&rep, 2, 10)
 	if len(rep.Rows) != 3 || rep.Active != 2 {

@@ -2,19 +2,18 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
-	"fmt"
 	"os"
 
+	"github.com/lsst-sal/salgo/examples/internal/cli"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "schemas:", err)
-		os.Exit(1)
-	}
+	cli.Main("schemas", true, func(_ context.Context, args []string) error { return run(args) })
 }
 
 type line struct {
@@ -31,11 +30,18 @@ func run(args []string) error {
 	dir := fs.String("xml", "", "ts_xml folder (checkout root, data or sal_interfaces); default $TS_XML_DIR or the embedded example")
 	comp := fs.String("component", "", "only this component")
 	subname := fs.String("subname", "sal", "topic subname (LSST_TOPIC_SUBNAME)")
+	version := cli.VersionFlag(fs)
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return cli.UsageError{Msg: err.Error()}
+	}
+	if *version {
+		return cli.PrintVersion(os.Stdout, "schemas")
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cli.Usagef("unexpected arguments %q", fs.Args())
 	}
 	var defs *salxml.Definitions
 	var err error

@@ -95,10 +95,17 @@ func (r result) String() string {
 // run runs an example to its end, bounded by runTimeout.
 func run(t *testing.T, env []string, name string, args ...string) result {
 	t.Helper()
+	return runIn(t, env, "", name, args...)
+}
+
+// runIn runs an example with stdin to its end, bounded by runTimeout.
+func runIn(t *testing.T, env []string, stdin, name string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), args...)
 	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -235,6 +242,20 @@ func (p *proc) wait() int {
 	}
 	if p.err != nil {
 		p.t.Fatalf("%s: %v\n%s", p.name, p.err, p.dump())
+	}
+	return 0
+}
+
+// exitCode is the exit status of a process that has ended (-1 if it
+// did not exit by itself).
+func (p *proc) exitCode() int {
+	<-p.done
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		return -1
 	}
 	return 0
 }

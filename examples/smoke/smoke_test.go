@@ -255,28 +255,28 @@ func TestSalctlInProcess(t *testing.T) {
 	}
 
 	r = mustRun(t, env, "salctl", "command", "Example:1", "start")
-	if !regexp.MustCompile(`(?m)^Example:1 start: ackcmd\(seqNum=\d+, ack=CMD_COMPLETE, error=0, result="Done"\)$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^Example:1 start: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`).MatchString(r.stdout) {
 		t.Errorf("command start: no CMD_COMPLETE\n%s", r)
 	}
 	r = mustRun(t, env, "salctl", "command", "Example:1", "wait", `{"duration": 0.2}`)
-	if !regexp.MustCompile(`(?m)^Example:1 wait: ackcmd\(seqNum=(\d+), ack=CMD_INPROGRESS, .*timeout=200ms\)\nExample:1 wait: ackcmd\(seqNum=(\d+), ack=CMD_COMPLETE, error=0, result="Done"\)$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^Example:1 wait: ack 301 \(CMD_INPROGRESS\), error 0, result "salctl-demo: waiting", timeout 200ms\nExample:1 wait: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`).MatchString(r.stdout) {
 		t.Errorf("command wait: want CMD_INPROGRESS then CMD_COMPLETE\n%s", r)
 	}
 	r = run(t, env, "salctl", "command", "Example:1", "enable")
-	if r.code != 1 || !strings.Contains(r.stdout, `ack=CMD_FAILED, error=1, result="Failed: enable not allowed in state <State.STANDBY: 5>"`) {
+	if r.code != 1 || !strings.Contains(r.stdout, `Example:1 enable: ack -302 (CMD_FAILED), error 1, result "Failed: enable not allowed in state <State.STANDBY: 5>"`) {
 		t.Errorf("command enable from STANDBY: want the reference's failure\n%s", r)
 	}
 
 	r = mustRun(t, env, "salctl", "state", "Example:1")
-	if !regexp.MustCompile(`(?m)^Example:1 summaryState: STANDBY \(`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^Example:1 summaryState 5 \(STANDBY\), written `).MatchString(r.stdout) {
 		t.Errorf("state: want STANDBY\n%s", r)
 	}
 	r = mustRun(t, env, "salctl", "state", "Example:1", "enabled")
 	for _, re := range []string{
-		`(?m)^Example:1 start: ackcmd\(.*ack=CMD_COMPLETE`,
-		`(?m)^Example:1 summaryState: DISABLED `,
-		`(?m)^Example:1 enable: ackcmd\(.*ack=CMD_COMPLETE`,
-		`(?m)^Example:1 summaryState: ENABLED `,
+		`(?m)^Example:1 start: ack 303 \(CMD_COMPLETE\)`,
+		`(?m)^Example:1 summaryState 1 \(DISABLED\), `,
+		`(?m)^Example:1 enable: ack 303 \(CMD_COMPLETE\)`,
+		`(?m)^Example:1 summaryState 2 \(ENABLED\), `,
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stdout) {
 			t.Errorf("state Example:1 enabled: no match for %s\n%s", re, r)
@@ -420,7 +420,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	csc := start(t, shared, "salctl", "csc", "Example:5")
 	csc.waitFor("stderr", regexp.MustCompile(`salctl csc: Example:5 running in STANDBY on `+regexp.QuoteMeta(m[1])))
 	r = mustRun(t, shared, "salctl", "state", "Example:5", "ENABLED")
-	if !regexp.MustCompile(`(?m)^Example:5 summaryState: ENABLED \(written [\d.]+ s ago by Example:5\)$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^Example:5 summaryState 2 \(ENABLED\), written [\d.]+ s ago by Example:5$`).MatchString(r.stdout) {
 		t.Errorf("state Example:5 ENABLED across processes\n%s", r)
 	}
 	r = mustRun(t, shared, "salctl", "command", "Example:5", "setScalars", `{"int0": 5}`, "-json")
@@ -428,7 +428,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 		t.Errorf("command across processes\n%s", r)
 	}
 	r = mustRun(t, shared, "salctl", "state", "Example:5", "OFFLINE")
-	if !strings.Contains(r.stdout, "Example:5 exitControl: ackcmd(") {
+	if !strings.Contains(r.stdout, "Example:5 exitControl: ack 303 (CMD_COMPLETE)") {
 		t.Errorf("state Example:5 OFFLINE across processes\n%s", r)
 	}
 	if code := csc.wait(); code != 0 || !strings.Contains(csc.text("stderr"), "went OFFLINE (exitControl)") {
@@ -436,8 +436,8 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	}
 
 	lk.stop()
-	if !strings.Contains(lk.text("stderr"), "localkafka: stopping") || lk.err != nil {
-		t.Errorf("localkafka did not stop cleanly on SIGTERM (%v)\n%s", lk.err, lk.dump())
+	if !strings.Contains(lk.text("stderr"), "localkafka: stopping") || lk.exitCode() != 143 {
+		t.Errorf("localkafka did not stop cleanly on SIGTERM with exit status 143 (%v)\n%s", lk.err, lk.dump())
 	}
 }
 
@@ -460,8 +460,8 @@ func TestLocalKafkaPorts(t *testing.T) {
 	if r = run(t, baseEnv(), "localkafka", "-kafka-port", strconv.Itoa(kport)); r.code != 1 || !strings.Contains(r.stderr, "address already in use") {
 		t.Errorf("a second localkafka on port %d: want exit 1, address already in use\n%s", kport, r)
 	}
-	if r = run(t, baseEnv(), "localkafka", "-registry-port", "70000"); r.code != 1 || !strings.Contains(r.stderr, "-registry-port 70000: want a port from 1 to 65535") {
-		t.Errorf("localkafka -registry-port 70000: want exit 1 and the range\n%s", r)
+	if r = run(t, baseEnv(), "localkafka", "-registry-port", "70000"); r.code != 2 || !strings.Contains(r.stderr, "-registry-port 70000: want a port from 1 to 65535") {
+		t.Errorf("localkafka -registry-port 70000: want exit 2 (usage) and the range\n%s", r)
 	}
 }
 

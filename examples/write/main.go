@@ -10,12 +10,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
@@ -31,11 +29,14 @@ Writes COUNT generated records of TOPIC and prints one summary line:
   N records sent, X records/sec (Y MB/sec), A ms avg latency, M ms max latency,
   P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th.
 ` + cli.TopicNames + `
+` + cli.ExitStatusHelp + `
 flags:
 `
 
 func main() {
-	cli.Exit("write", run(os.Args[1:], os.Stdout, os.Stderr), true)
+	cli.Main("write", true, func(ctx context.Context, args []string) error {
+		return run(ctx, args, os.Stdout, os.Stderr)
+	})
 }
 
 // summary is the final report; its JSON form is what -json prints.
@@ -64,7 +65,7 @@ func (s summary) line() string {
 		s.Records, s.RecordsSec, s.MBSec, s.AvgMs, s.MaxMs, s.P50Ms, s.P95Ms, s.P99Ms, s.P999Ms)
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("write", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
@@ -76,9 +77,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "print the summary as JSON")
 	seed := fs.Uint64("seed", 0, "random seed (0: a random one)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	version := cli.VersionFlag(fs)
 	pos, err := cli.ParseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if *version {
+		return cli.PrintVersion(stdout, "write")
 	}
 	if len(pos) != 2 {
 		return cli.Usagef("want COMPONENT TOPIC, got %d arguments %q", len(pos), pos)
@@ -122,8 +127,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("-index %d: %v", idx, err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var opts []sal.Option
 	if *acks != "" {
 		opts = append(opts, sal.WithAcks(*acks))

@@ -29,13 +29,19 @@ var allowed = map[string][]string{
 	"internal/yamlx":       {"internal/pyrepr"},
 	"internal/jsonschema":  {"internal/pyrepr", "internal/yamlx"},
 	"internal/cscconfig":   {"internal/pyrepr", "internal/yamlx", "internal/jsonschema"},
+	"internal/argparse":    {"internal/pyrepr"},
 	"internal/bus":         {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
 	"topics":               {"internal/bus"},
 	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog"},
 	"controller":           {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
-	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec"},
+	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec", "internal/argparse"},
 	"sal/salprom":          {"sal", "topics"},
+	"sal/saltest":          {"sal", "validate", "internal/cscconfig"},
 }
+
+// frontDoor lists the programs that show what an application writes:
+// they import sal (and xml, validate) but not remote, controller or topics.
+var frontDoor = []string{"examples/quickstart", "examples/salctl", "examples/internal/cli"}
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
 var thirdParty = map[string][]string{
@@ -53,6 +59,7 @@ var thirdParty = map[string][]string{
 	"github.com/santhosh-tekuri/jsonschema":  {"internal/jsonschema"},
 	"go.yaml.in/yaml":                        {"internal/yamlx"},
 	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
+	"github.com/chzyer/readline":             {"examples/internal/lineedit"},
 }
 
 type pkg struct {
@@ -94,6 +101,11 @@ func checkImport(t *testing.T, from, imp string) {
 				t.Errorf("%s imports %s: not allowed by docs/architecture.md", from, to)
 			}
 			return
+		}
+		// The quickstart and the operators' tool show the front door:
+		// they use package sal, never the role packages or the runtime.
+		if contains(frontDoor, from) && contains([]string{"remote", "controller", "topics"}, to) {
+			t.Errorf("%s imports %s: it uses the front door, package sal, only", from, to)
 		}
 		// examples and benchmarks: public packages only, except that the
 		// benchmarks measure the codec directly.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/codec"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/embedded"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/codec"
 )
 
 // fakeClock is a clock the test moves by hand.

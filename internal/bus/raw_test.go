@@ -13,8 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )

@@ -85,6 +85,7 @@ type Reader struct {
 	free     []map[string]any // records to decode into again (Recycle, and drops nobody saw)
 	pending  map[string]any   // the newest record, handed back: freed when a newer one arrives
 	notify   chan struct{}
+	arrived  chan struct{} // closed and replaced when a record becomes the newest
 	done     chan struct{}
 	cb       func(map[string]any)
 	inline   func(map[string]any) // set before Start; called on the poll goroutine
@@ -134,6 +135,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		lastSeq:  map[writerKey]*seqState{},
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
+		arrived:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
 	if m := in.d.cfg.Metrics; m != nil {
@@ -161,6 +163,57 @@ func (r *Reader) Get() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.latest
+}
+
+// Await returns the newest record at once if there is one, history
+// included (even an old one), else waits for the first to arrive or ctx
+// to end, as the reference's aget. It leaves the queue alone, and works
+// with a callback set.
+func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
+	r.mu.Lock()
+	rec, arrived, closed := r.latest, r.arrived, r.closed
+	r.mu.Unlock()
+	switch {
+	case rec != nil:
+		return rec, nil
+	case closed:
+		return nil, ErrClosed
+	}
+	select {
+	case <-arrived:
+		return r.Get(), nil
+	case <-r.done:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// AwaitNewer returns the newest record once it is another one than prev
+// (at once if it is already; prev nil is Await), waiting until a newer
+// record arrives or ctx ends. Like Await it leaves the queue alone: it
+// follows the newest value, skipping records that arrive in between. prev
+// must not have been handed back with Recycle (a reused map is the same
+// map).
+func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[string]any, error) {
+	for {
+		r.mu.Lock()
+		rec, arrived, closed := r.latest, r.arrived, r.closed
+		r.mu.Unlock()
+		switch {
+		case rec != nil && (prev == nil || !sameMap(rec, prev)):
+			return rec, nil
+		case closed:
+			return nil, ErrClosed
+		}
+		select {
+		case <-arrived:
+		case <-r.done:
+			return nil, ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // maxFree bounds the records a reader keeps to decode into again.
@@ -215,6 +268,8 @@ func (r *Reader) setLatestLocked(rec map[string]any) {
 		r.pending = nil
 	}
 	r.latest = rec
+	close(r.arrived)
+	r.arrived = make(chan struct{})
 }
 
 // reuse returns a record to decode into: one handed back, or a new map.

@@ -1,6 +1,8 @@
 package bus_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,12 +11,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/codec"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -579,5 +582,45 @@ func TestReader_Duplicates(t *testing.T) {
 	}
 	if fmt.Sprint(got) != "[1 2 3 4]" {
 		t.Errorf("delivered seqNums %v, want [1 2 3 4]", got)
+	}
+}
+
+// TestReader_Await: Await returns the newest record at once when there is
+// one, history included, and otherwise the first to arrive; the queue is
+// left alone.
+func TestReader_Await(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Event("scalars")
+	_, w := startWriter(t, d, comp, 1, tp)
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{MaxHistory: 1}, tp)
+	r := rs[0]
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	if _, err := r.Await(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Await with nothing written: %v", err)
+	}
+	got := make(chan map[string]any, 1)
+	go func() {
+		rec, err := r.Await(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- rec
+	}()
+	if _, err := w.Write(ctx, map[string]any{"int0": int32(7)}); err != nil {
+		t.Fatal(err)
+	}
+	if rec := <-got; rec["int0"] != int32(7) {
+		t.Errorf("Await: %v", rec)
+	}
+	// A late joiner gets the newest from history at once.
+	_, rs2 := startInstance(t, d, comp, 1, bus.ReaderOptions{MaxHistory: 1}, tp)
+	if rec, err := rs2[0].Await(ctx); err != nil || rec["int0"] != int32(7) {
+		t.Errorf("late joiner's Await: %v %v", rec, err)
+	}
+	if s := rs2[0].Stats(); s.Queued != 1 {
+		t.Errorf("Await took the record from the queue: %d queued", s.Queued)
 	}
 }

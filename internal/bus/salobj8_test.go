@@ -6,8 +6,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/lsst-sal/salgo/internal/wirefixture"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/wirefixture"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 

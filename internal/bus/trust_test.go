@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/embedded"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 

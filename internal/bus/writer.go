@@ -343,6 +343,30 @@ func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool
 	return res, nil
 }
 
+// SetWriteAsync is SetWrite that queues the record and returns at once:
+// done (which may be nil) runs when the broker acknowledged it or it
+// failed, and is not called when nothing was written (no change, not
+// forced) or for an error returned directly. Callbacks run one at a time
+// on a goroutine of the Kafka client and must not block.
+func (w *Writer) SetWriteAsync(ctx context.Context, fields map[string]any, force bool, done func(SetWriteResult, error)) (written bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changed, err := w.setLocked(fields)
+	if err != nil {
+		return false, err
+	}
+	if !(changed || force || w.topic.Kind != salxml.Event) {
+		return false, nil
+	}
+	data := maps.Clone(w.data)
+	err = w.sendLocked(ctx, data, 0, func(r WriteResult, err error) {
+		if done != nil {
+			done(SetWriteResult{Changed: changed, Written: err == nil, Data: data, WriteResult: r}, err)
+		}
+	})
+	return err == nil, err
+}
+
 // sameValue compares two canonical values; NaN equals NaN.
 func sameValue(a, b any) bool {
 	switch x := a.(type) {

@@ -11,17 +11,16 @@ import (
 	"testing"
 
 	"github.com/lsst-sal/salgo/internal/cscconfig"
+
+	"github.com/lsst-sal/salgo/internal/wirefixture"
 )
 
-const (
-	fixtures    = "/work/shared/fixtures"
-	schemaFile  = fixtures + "/test-csc-config-schema.yaml"
-	ocsFixtures = fixtures + "/ts_config_ocs"
-)
+// ocsFixtures is the ts_config_ocs fixture folder, or skips t.
+func ocsFixtures(t *testing.T) string { return wirefixture.Shared(t, "ts_config_ocs") }
 
 func testSchema(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile(schemaFile)
+	b, err := os.ReadFile(wirefixture.Shared(t, "test-csc-config-schema.yaml"))
 	if err != nil {
 		t.Skipf("fixture missing: %v", err)
 	}
@@ -41,7 +40,7 @@ func newTest(t *testing.T, site, dir string) *cscconfig.Configurator {
 	t.Helper()
 	c, err := cscconfig.New(cscconfig.Options{
 		Component: "Test", Schema: testSchema(t), ConfigPkg: "ts_config_ocs", ConfigDir: dir,
-		LookupEnv: env("LSST_SITE", site, "TS_CONFIG_OCS_DIR", ocsFixtures),
+		LookupEnv: env("LSST_SITE", site, "TS_CONFIG_OCS_DIR", ocsFixtures(t)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +111,7 @@ func TestFixtureMergesAsSalobj(t *testing.T) {
 }
 
 func TestEnvVarAndExplicitDir(t *testing.T) {
-	want := filepath.Join(ocsFixtures, "Test", "v2")
+	want := filepath.Join(ocsFixtures(t), "Test", "v2")
 	if r, err := filepath.EvalSymlinks(want); err == nil {
 		want = r
 	}

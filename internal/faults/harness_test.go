@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -494,7 +493,7 @@ func (s *stream) tally(a *arrivals) tally {
 // commander sends commands at a fixed rate, each on its own goroutine
 // with a generous deadline, and records how each one ended.
 type commander struct {
-	r        *remote.Remote
+	r        *sal.Remote
 	name     string
 	rate     int
 	maxAhead int64         // at most this many commands in flight: ticks beyond are skipped
@@ -511,7 +510,7 @@ type commander struct {
 	done     chan struct{}
 }
 
-func newCommander(r *remote.Remote, name string, rate int, maxAhead int64, timeout time.Duration) *commander {
+func newCommander(r *sal.Remote, name string, rate int, maxAhead int64, timeout time.Duration) *commander {
 	return &commander{r: r, name: name, rate: rate, maxAhead: maxAhead, timeout: timeout,
 		outcomes: map[string]int{}, samples: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
@@ -542,7 +541,7 @@ func (c *commander) one(start time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout+20*time.Second)
 	defer cancel()
 	var kind string
-	f, err := c.r.StartCommand(ctx, c.name, nil, remote.Timeout(c.timeout))
+	f, err := c.r.StartCommand(ctx, c.name, nil, sal.WithTimeout(c.timeout))
 	if err != nil {
 		kind = "send failed"
 	} else {
@@ -550,9 +549,9 @@ func (c *commander) one(start time.Time) {
 		switch {
 		case err == nil:
 			kind = "completed"
-		case errors.Is(err, remote.ErrTimeout):
+		case errors.Is(err, sal.ErrTimeout):
 			kind = "timed out"
-		case errors.Is(err, remote.ErrCommandFailed):
+		case errors.Is(err, sal.ErrCommandFailed):
 			kind = "failed ack"
 		default:
 			kind = "other error"

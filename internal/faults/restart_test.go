@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -74,7 +72,7 @@ func restart(t *testing.T, b *brokers, fault string, ps []*pipeline) {
 	b.must(fault, b.dir)
 	var probe func()
 	if fault == "kill" && ps[0].ctrl != nil {
-		probe = giveUpProbe(t, ps[0].bus, ps[0].ctrl.Event("heartbeat"))
+		probe = giveUpProbe(t, ps[0].bus, ps[0].ctrl.MustEvent("heartbeat"))
 	}
 	time.Sleep(downTime)
 	b.must("start", b.dir)
@@ -105,7 +103,7 @@ type pipeline struct {
 	arr  *arrivals
 	rd   *topics.Reader
 	// with commands
-	ctrl    *controller.Controller
+	ctrl    *sal.Controller
 	cm      *commander
 	handled *atomic.Int64
 	halted  bool
@@ -128,13 +126,13 @@ func newPipeline(t *testing.T, e *faultEnv, addrs []string, acks string, command
 	tp := comp.Telemetry("forceActuatorData")
 	var w *topics.Writer
 	if commands {
-		p.ctrl, err = p.bus.NewController("MTM1M3", 0, controller.AllowMissing())
+		p.ctrl, err = p.bus.NewController("MTM1M3", 0, sal.WithAllowMissing())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(p.ctrl.Close)
 		p.handled = &atomic.Int64{}
-		if err := p.ctrl.HandleFunc("setLogLevel", func(context.Context, *controller.Command) error {
+		if err := p.ctrl.HandleFunc("setLogLevel", func(context.Context, *sal.Command) error {
 			p.handled.Add(1)
 			return nil
 		}); err != nil {
@@ -143,12 +141,12 @@ func newPipeline(t *testing.T, e *faultEnv, addrs []string, acks string, command
 		if err := p.ctrl.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		rem, err := p.bus.NewRemote(ctx, "MTM1M3", 0, remote.Include("forceActuatorData"), remote.QueueLen(20000))
+		rem, err := p.bus.NewRemote(ctx, "MTM1M3", 0, sal.WithInclude("forceActuatorData"), sal.WithQueueLen(20000))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(rem.Close)
-		p.rd, w = rem.Telemetry("forceActuatorData"), p.ctrl.Telemetry("forceActuatorData")
+		p.rd, w = rem.MustTelemetry("forceActuatorData"), p.ctrl.MustTelemetry("forceActuatorData")
 		p.cm = newCommander(rem, "setLogLevel", commandRate, maxInFlight, commandTimeout)
 	} else {
 		win, err := p.bus.NewInstance(comp, 0, "faults-writer")

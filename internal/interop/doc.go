@@ -17,9 +17,14 @@
 //     the Go SDK registered; the text Go sent is byte-identical.
 //   - (d) a Go Remote reads history (newest per SAL index) and live data
 //     written by Python.
+//   - (e) Python plays the ScriptQueue (py/scriptqueue.py) against the Go
+//     SAL script examples/script: --schema, launch by file name and index,
+//     configure, setGroupId, run, resume, stop, SIGTERM; every state event,
+//     description, metadata, checkpoints, logMessage and the exit code.
 //
 // They run on the Example component, and on the Test component of ts_xml
-// when TS_XML_DIR is set. They skip unless LSST_KAFKA_BROKER_ADDR,
+// when TS_XML_DIR is set ((e) needs it: the Script component is in ts_xml
+// only). They skip unless LSST_KAFKA_BROKER_ADDR,
 // LSST_SCHEMA_REGISTRY_URL and SALGO_PYTHON (a Python with
 // py/requirements.txt installed) are set; the security tests skip unless
 // the KAFKA_SASL_* / KAFKA_SSL_ADDR / KAFKA_TLS_DIR variables of

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -33,7 +31,7 @@ func TestGoWritesPythonReads(t *testing.T) {
 			sub := subname(t)
 			ctx := ctxFor(t, 3*time.Minute)
 			bus := connect(t, comp.defs, sub)
-			c, err := bus.NewController(comp.name, comp.index, controller.WriteOnly())
+			c, err := bus.NewController(comp.name, comp.index, sal.WithWriteOnly())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,9 +45,9 @@ func TestGoWritesPythonReads(t *testing.T) {
 				var w *topics.Writer
 				switch tp.Kind {
 				case salxml.Event:
-					w = c.Event(tp.Name())
+					w = c.MustEvent(tp.Name())
 				case salxml.Telemetry:
-					w = c.Telemetry(tp.Name())
+					w = c.MustTelemetry(tp.Name())
 				}
 				if w == nil || tp.FromAvro {
 					continue
@@ -100,14 +98,14 @@ func TestPythonCommandsGoCSC(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string]seen{}
-	keep := func(cmd *controller.Command) {
+	keep := func(cmd *sal.Command) {
 		mu.Lock()
 		defer mu.Unlock()
 		got[cmd.Name] = seen{cmd.Name, cmd.Identity, cmd.SeqNum, cmd.Origin, cmd.SALIndex, maps.Clone(cmd.Data)}
 	}
 	csc, err := bus.NewCSC(comp.name, comp.index,
-		controller.ControllerOptions(controller.AllowMissing()),
-		controller.WithHooks(controller.Hooks{BeginStart: func(_ context.Context, cmd *controller.Command) error {
+		sal.WithAllowMissing(),
+		sal.WithHooks(sal.Hooks{BeginStart: func(_ context.Context, cmd *sal.Command) error {
 			keep(cmd)
 			return nil
 		}}))
@@ -115,7 +113,7 @@ func TestPythonCommandsGoCSC(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer csc.Close()
-	if err := csc.HandleFunc("setScalars", func(_ context.Context, cmd *controller.Command) error {
+	if err := csc.HandleFunc("setScalars", func(_ context.Context, cmd *sal.Command) error {
 		keep(cmd)
 		return nil
 	}); err != nil {
@@ -124,7 +122,7 @@ func TestPythonCommandsGoCSC(t *testing.T) {
 	if err := csc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s := csc.State(); s != controller.Standby {
+	if s := csc.State(); s != sal.Standby {
 		t.Fatalf("CSC state %v before the commands, want STANDBY", s)
 	}
 	setScalars := record(csc.Component().Command("setScalars"), 0)
@@ -143,7 +141,7 @@ func TestPythonCommandsGoCSC(t *testing.T) {
 	}
 	out := env.runPython(t, "command", spec)
 
-	if s := csc.State(); s != controller.Disabled {
+	if s := csc.State(); s != sal.Disabled {
 		t.Errorf("CSC state %v after start, want DISABLED", s)
 	}
 	results, _ := out["results"].([]any)
@@ -291,38 +289,38 @@ func TestPythonWritesGoRemoteReads(t *testing.T) {
 		return m
 	}
 
-	r0, err := bus.NewRemote(ctx, comp.name, 0, remote.ReadOnly())
+	r0, err := bus.NewRemote(ctx, comp.name, 0, sal.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r0.Close()
-	r1, err := bus.NewRemote(ctx, comp.name, 1, remote.ReadOnly())
+	r1, err := bus.NewRemote(ctx, comp.name, 1, sal.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r1.Close()
 
 	// History: the newest sample per SAL index, for index 0 every index.
-	h0 := drain(r0.Event("scalars"))
+	h0 := drain(r0.MustEvent("scalars"))
 	if len(h0) != 2 {
 		t.Errorf("Remote index 0: %d historical scalars events, want 2 (the newest of index 1 and of index 2)", len(h0))
 	}
 	m0 := byIndex(h0)
 	check("history index 0 scalars[1]", m0[1], scal, 1, 3, hOrigin, record(scal, 1))
 	check("history index 0 scalars[2]", m0[2], scal, 2, 2, hOrigin, record(scal, 3))
-	h1 := drain(r1.Event("scalars"))
+	h1 := drain(r1.MustEvent("scalars"))
 	if len(h1) != 1 {
 		t.Errorf("Remote index 1: %d historical scalars events, want 1", len(h1))
 	} else {
 		check("history index 1 scalars", h1[0], scal, 1, 3, hOrigin, record(scal, 1))
 	}
-	hs := drain(r0.Event("summaryState"))
+	hs := drain(r0.MustEvent("summaryState"))
 	if len(hs) != 1 {
 		t.Errorf("Remote index 0: %d historical summaryState events, want 1", len(hs))
 	} else {
 		check("history summaryState", hs[0], summ, 1, 2, hOrigin, map[string]any{"summaryState": int32(1)})
 	}
-	if ht := drain(r0.Telemetry("scalars")); len(ht) != 0 {
+	if ht := drain(r0.MustTelemetry("scalars")); len(ht) != 0 {
 		t.Errorf("Remote index 0: %d historical telemetry records, want none (telemetry has no history)", len(ht))
 	}
 
@@ -348,23 +346,23 @@ func TestPythonWritesGoRemoteReads(t *testing.T) {
 	}
 	for _, rr := range []struct {
 		name string
-		r    *remote.Remote
+		r    *sal.Remote
 	}{{"Remote index 0", r0}, {"Remote index 1", r1}} {
-		check(rr.name+" live scalars", next(rr.name+" scalars", rr.r.Event("scalars")), scal, 1, 1, lOrigin, record(scal, 3))
-		check(rr.name+" live telemetry scalars[0]", next(rr.name+" telemetry", rr.r.Telemetry("scalars")), tel, 1, 1, lOrigin, record(tel, 1))
-		check(rr.name+" live telemetry scalars[1] (long string)", next(rr.name+" telemetry", rr.r.Telemetry("scalars")), tel, 1, 2, lOrigin, long)
-		check(rr.name+" live telemetry arrays", next(rr.name+" telemetry arrays", rr.r.Telemetry("arrays")), arrT, 1, 1, lOrigin, record(arrT, 0))
+		check(rr.name+" live scalars", next(rr.name+" scalars", rr.r.MustEvent("scalars")), scal, 1, 1, lOrigin, record(scal, 3))
+		check(rr.name+" live telemetry scalars[0]", next(rr.name+" telemetry", rr.r.MustTelemetry("scalars")), tel, 1, 1, lOrigin, record(tel, 1))
+		check(rr.name+" live telemetry scalars[1] (long string)", next(rr.name+" telemetry", rr.r.MustTelemetry("scalars")), tel, 1, 2, lOrigin, long)
+		check(rr.name+" live telemetry arrays", next(rr.name+" telemetry arrays", rr.r.MustTelemetry("arrays")), arrT, 1, 1, lOrigin, record(arrT, 0))
 	}
-	check("Remote index 0 live arrays event of index 2", next("arrays", r0.Event("arrays")), arrE, 2, 1, lOrigin, record(arrE, 1))
+	check("Remote index 0 live arrays event of index 2", next("arrays", r0.MustEvent("arrays")), arrE, 2, 1, lOrigin, record(arrE, 1))
 	// Remote index 1 must filter index 2 out.
 	deadline := time.Now().Add(15 * time.Second)
-	for r1.Event("arrays").Stats().Filtered == 0 && time.Now().Before(deadline) {
+	for r1.MustEvent("arrays").Stats().Filtered == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if s := r1.Event("arrays").Stats(); s.Filtered == 0 || s.Queued != 0 {
+	if s := r1.MustEvent("arrays").Stats(); s.Filtered == 0 || s.Queued != 0 {
 		t.Errorf("Remote index 1 arrays event: %+v, want the index 2 record filtered out", s)
 	}
-	for _, r := range []*topics.Reader{r0.Event("scalars"), r0.Telemetry("scalars"), r1.Event("scalars"), r1.Telemetry("scalars")} {
+	for _, r := range []*topics.Reader{r0.MustEvent("scalars"), r0.MustTelemetry("scalars"), r1.MustEvent("scalars"), r1.MustTelemetry("scalars")} {
 		if s := r.Stats(); s.Undecodable != 0 || s.OutOfOrder != 0 || s.Lost != 0 {
 			t.Errorf("%s: %+v", r.Topic(), s)
 		}

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -87,12 +85,12 @@ func secureConnect(t *testing.T, d time.Duration, opts ...sal.Option) (*sal.Bus,
 func roundTrip(t *testing.T, bus *sal.Bus) {
 	t.Helper()
 	ctx := ctxFor(t, 2*time.Minute)
-	r, err := bus.NewRemote(ctx, "Example", 1, remote.ReadOnly(), remote.Include("scalars"), remote.EventHistory(0))
+	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("scalars"), sal.WithEventHistory(false))
 	if err != nil {
 		t.Fatalf("NewRemote: %v", err)
 	}
 	defer r.Close()
-	c, err := bus.NewController("Example", 1, controller.WriteOnly())
+	c, err := bus.NewController("Example", 1, sal.WithWriteOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +99,14 @@ func roundTrip(t *testing.T, bus *sal.Bus) {
 		t.Fatalf("Controller.Start: %v", err)
 	}
 	want := mrand.Int32()
-	if _, err := c.Event("scalars").Write(ctx, map[string]any{"int0": want, "string0": "secured"}); err != nil {
+	if _, err := c.MustEvent("scalars").Write(ctx, map[string]any{"int0": want, "string0": "secured"}); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	got, err := r.Event("scalars").Next(rctx)
+	got, err := r.MustEvent("scalars").Next(rctx)
 	if err != nil {
-		t.Fatalf("read back: %v (stats %+v)", err, r.Event("scalars").Stats())
+		t.Fatalf("read back: %v (stats %+v)", err, r.MustEvent("scalars").Stats())
 	}
 	if got["int0"] != want || got["string0"] != "secured" {
 		t.Fatalf("read back int0=%v string0=%v, want %v %q", got["int0"], got["string0"], want, "secured")

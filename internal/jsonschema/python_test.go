@@ -7,9 +7,9 @@ import (
 	"github.com/lsst-sal/salgo/internal/jsonschema"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/yamlx"
-)
 
-const testSchemaFile = "/work/shared/fixtures/test-csc-config-schema.yaml"
+	"github.com/lsst-sal/salgo/internal/wirefixture"
+)
 
 // pyCases: a schema and an instance (both YAML; "@test" is the TestCsc
 // schema of the fixtures), with repr(error) and str(error) of the first
@@ -82,7 +82,7 @@ var pyCases = []struct{ schema, instance, repr, plain string }{
 }
 
 func TestFirstErrorMatchesPythonJsonschema(t *testing.T) {
-	testSchema, err := os.ReadFile(testSchemaFile)
+	testSchema, err := os.ReadFile(wirefixture.Shared(t, "test-csc-config-schema.yaml"))
 	if err != nil {
 		t.Skipf("fixture missing: %v", err)
 	}

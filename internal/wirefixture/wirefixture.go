@@ -294,3 +294,31 @@ func orderedFields(b []byte) ([]Field, error) {
 	}
 	return out, nil
 }
+
+// EnvShared names the folder of the shared fixtures (ts_config_ocs, the
+// Test CSC's configuration schema, salobj8-wire), overriding the default
+// <repository>/../shared/fixtures.
+const EnvShared = "SALGO_SHARED_FIXTURES"
+
+// Shared returns the path of a shared fixture (e.g. Shared(t,
+// "ts_config_ocs")), or skips t saying why it is missing.
+func Shared(t testing.TB, parts ...string) string {
+	t.Helper()
+	dir := os.Getenv(EnvShared)
+	if dir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			t.Skipf("shared fixtures not found (set %s): %v", EnvShared, err)
+		}
+		dir = filepath.Join(root, "..", "shared", "fixtures")
+	}
+	p := filepath.Join(append([]string{dir}, parts...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared fixture %s not found (set %s to the fixtures folder): %v", filepath.Join(parts...), EnvShared, err)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}

@@ -1,6 +1,8 @@
 // Package yamlx reads YAML the way Python's yaml.safe_load (PyYAML 6, YAML
-// 1.1) does, into plain Go values. It is the module's only importer of the
-// YAML library (go.yaml.in/yaml/v3), which is used for parsing only: every
+// 1.1) does, into plain Go values, and writes values back as
+// yaml.safe_dump does (SafeDump: what a SAL script prints for --schema).
+// It is the module's only importer of the YAML library
+// (go.yaml.in/yaml/v3), which is used for parsing only: every
 // plain scalar is resolved here with PyYAML's implicit resolvers, so a
 // ts_config file means in Go what it means to a Python CSC.
 //

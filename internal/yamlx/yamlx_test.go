@@ -10,6 +10,8 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/yamlx"
+
+	"github.com/lsst-sal/salgo/internal/wirefixture"
 )
 
 // pyCases: each document, and repr(yaml.safe_load(document)) as printed by
@@ -242,16 +244,11 @@ func TestEmptyDocumentsAreNil(t *testing.T) {
 	}
 }
 
-const fixtures = "/work/shared/fixtures"
-
 // TestFixtureFilesReadAsPythonReadsThem reads every YAML file of the
 // ts_config_ocs Test fixture and the TestCsc schema, and compares with the
 // values (and, through the repr, the key order) yaml.safe_load gives.
 func TestFixtureFilesReadAsPythonReadsThem(t *testing.T) {
-	dir := filepath.Join(fixtures, "ts_config_ocs", "Test")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("fixture folder not here: %v", err)
-	}
+	dir := wirefixture.Shared(t, "ts_config_ocs", "Test")
 	meta := "{'arbitrary_key': 'arbitrary metadata to ignore', 'another_key': 'more arbitrary metadata to ignore'}"
 	want := map[string]string{
 		"v1/_labels.yaml":     "{'all_fields': 'all_fields.yaml', 'some_fields': 'some_fields.yaml'}",
@@ -284,7 +281,7 @@ func TestFixtureFilesReadAsPythonReadsThem(t *testing.T) {
 		}
 	}
 
-	data, err := os.ReadFile(filepath.Join(fixtures, "test-csc-config-schema.yaml"))
+	data, err := os.ReadFile(wirefixture.Shared(t, "test-csc-config-schema.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/salprom"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -50,7 +48,7 @@ func hotPath(b *testing.B, metrics bool) {
 		b.Fatal(err)
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 1, controller.AllowMissing())
+	c, err := bus.NewController("Example", 1, sal.WithAllowMissing())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +57,7 @@ func hotPath(b *testing.B, metrics bool) {
 		b.Fatal(err)
 	}
 	// A queue long enough that the callback never falls a queue behind.
-	r, err := bus.NewRemote(ctx, "Example", 1, remote.ReadOnly(), remote.Include("arrays"), remote.QueueLen(1<<17))
+	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("arrays"), sal.WithQueueLen(1<<17))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,12 +65,12 @@ func hotPath(b *testing.B, metrics bool) {
 	var got atomic.Int64
 	done := make(chan struct{}, 1)
 	var want atomic.Int64
-	r.Telemetry("arrays").SetCallback(func(map[string]any) {
+	r.MustTelemetry("arrays").SetCallback(func(map[string]any) {
 		if got.Add(1) == want.Load() {
 			done <- struct{}{}
 		}
 	})
-	w := c.Telemetry("arrays")
+	w := c.MustTelemetry("arrays")
 	rec := w.New()
 	write := func(n int) {
 		want.Store(got.Load() + int64(n))
@@ -84,7 +82,7 @@ func hotPath(b *testing.B, metrics bool) {
 		select {
 		case <-done:
 		case <-ctx.Done():
-			b.Fatalf("read %d of %d: %v; reader %+v, writer %+v", got.Load(), want.Load(), ctx.Err(), r.Telemetry("arrays").Stats(), w.Stats())
+			b.Fatalf("read %d of %d: %v; reader %+v, writer %+v", got.Load(), want.Load(), ctx.Err(), r.MustTelemetry("arrays").Stats(), w.Stats())
 		}
 	}
 	write(1000) // warm up

@@ -17,8 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/salprom"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -100,17 +98,17 @@ func TestScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bus.Close()
-	csc, err := bus.NewCSC("Example", 1, controller.ControllerOptions(controller.AllowMissing()))
+	csc, err := bus.NewCSC("Example", 1, sal.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer csc.Close()
-	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error { return nil })
+	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *sal.Command) error { return nil })
 	if err := csc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// A small queue that overflows: 10 records kept, the rest dropped and counted.
-	r, err := bus.NewRemote(ctx, "Example", 1, remote.QueueLen(10))
+	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithQueueLen(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,14 +123,14 @@ func TestScrape(t *testing.T) {
 	if _, err := r.Command(ctx, "setArrays", nil); err == nil {
 		t.Fatal("setArrays without a handler succeeded")
 	}
-	w := csc.Telemetry("scalars")
+	w := csc.MustTelemetry("scalars")
 	for i := range nTel {
 		if _, err := w.Write(ctx, map[string]any{"int0": i}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Wait until the reader has all of them (queued or dropped).
-	rd := r.Telemetry("scalars")
+	rd := r.MustTelemetry("scalars")
 	for rd.Stats().Received < nTel {
 		select {
 		case <-ctx.Done():
@@ -236,7 +234,7 @@ func Example() {
 		return
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 1, controller.AllowMissing())
+	c, err := bus.NewController("Example", 1, sal.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -247,7 +245,7 @@ func Example() {
 		return
 	}
 	for i := range 3 {
-		if _, err := c.Telemetry("scalars").Write(ctx, map[string]any{"int0": i}); err != nil {
+		if _, err := c.MustTelemetry("scalars").Write(ctx, map[string]any{"int0": i}); err != nil {
 			fmt.Println(err)
 			return
 		}

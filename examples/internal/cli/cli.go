@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -28,25 +27,6 @@ func (e UsageError) Error() string { return e.Msg }
 
 // Usagef returns a UsageError.
 func Usagef(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
-
-// Exit ends a program with the error run returned: status 0 for none or
-// -h, 2 for a UsageError, 1 for any other. The error is printed on stderr
-// after "prog:"; with usageHint, a usage error is followed by "run 'prog
-// -h' for usage".
-func Exit(prog string, err error, usageHint bool) {
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	fmt.Fprintln(os.Stderr, prog+":", err)
-	var ue UsageError
-	if errors.As(err, &ue) {
-		if usageHint {
-			fmt.Fprintf(os.Stderr, "run '%s -h' for usage\n", prog)
-		}
-		os.Exit(2)
-	}
-	os.Exit(1)
-}
 
 // ParseInterleaved parses flags that may come before, between or after
 // the positional arguments, and returns the positional ones.

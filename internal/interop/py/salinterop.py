@@ -19,6 +19,9 @@ test; NaN and Infinity may appear as bare tokens, as Python's json allows):
             the Go SDK registered: same id, byte-identical text (c)
   write     write events and telemetry as a Controller would, for a Go
             Remote to read (d)
+  testcsc   start a Go CSC program (examples/testcsc) as an operator would,
+            with --state and --override, read its configurationApplied
+            and summaryState as a Remote does, then stop it with SIGTERM (e)
 
 Exit status: 0 when every check passed (a JSON summary is the last line of
 stdout), 1 when a check failed (each failure on stderr as "FAIL: ..."),
@@ -545,9 +548,63 @@ def cmd_write(spec):
     return {"origin": origin, "records": out, "schema_ids": ids}
 
 
+# (e) ------------------------------------------------------------------------
+
+
+def cmd_testcsc(spec):
+    import signal
+    import subprocess
+    sub, comp, index = spec["subname"], spec["component"], spec["index"]
+    topics = load_topics(spec["sal_dir"], comp)
+    client = registry()
+    env = dict(os.environ, **spec["env"])
+    argv = [spec["program"], str(index), "--state", spec["state"], "--override", spec["override"]]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    want = {"logevent_configurationApplied": 1, "logevent_summaryState": len(spec["states"])}
+    consumer = make_consumer()
+    out = {}
+    try:
+        deadline = time.monotonic() + READ_TIMEOUT
+        # The topics appear once the CSC has started.
+        while time.monotonic() < deadline:
+            md = consumer.list_topics(timeout=5)
+            if all(topics[s].kafka(sub) in md.topics for s in want):
+                break
+            time.sleep(0.2)
+        consumer.assign([TopicPartition(topics[s].kafka(sub), 0, OFFSET_BEGINNING) for s in want])
+        got = poll_topics(consumer, {topics[s].kafka(sub): n for s, n in want.items()})
+        for sal, n in want.items():
+            t = topics[sal]
+            msgs = got[t.kafka(sub)]
+            if len(msgs) < n:
+                fail(f"{sal}: read {len(msgs)} records in {READ_TIMEOUT:.0f} s, want {n}")
+                continue
+            deser = deserializer(client, t)
+            values = [deser(m.value(), SerializationContext(m.topic(), MessageField.VALUE)) for m in msgs]
+            if sal == "logevent_configurationApplied":
+                out["configurations"] = values[0]["configurations"]
+                out["schemaVersion"] = values[0]["schemaVersion"]
+            else:
+                out["states"] = [v["summaryState"] for v in values]
+    finally:
+        consumer.close()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            stdout, stderr = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+            fail("the program did not exit within 60 s of SIGTERM")
+    out["exit"] = proc.returncode
+    out["stdout"] = stdout
+    if proc.returncode != 0:
+        fail(f"exit status {proc.returncode} after SIGTERM; stderr:\n{stderr}")
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("command", choices=["read", "command", "register", "write"])
+    p.add_argument("command", choices=["read", "command", "register", "write", "testcsc"])
     p.add_argument("--spec", required=True, help="JSON file written by the Go test")
     a = p.parse_args()
     # A hang shows where it is: every thread's stack on stderr, then exit
@@ -555,7 +612,8 @@ def main():
     faulthandler.dump_traceback_later(120, exit=True)
     with open(a.spec, encoding="utf-8") as f:
         spec = json.load(f)
-    fn = {"read": cmd_read, "command": cmd_command, "register": cmd_register, "write": cmd_write}[a.command]
+    fn = {"read": cmd_read, "command": cmd_command, "register": cmd_register, "write": cmd_write,
+          "testcsc": cmd_testcsc}[a.command]
     t0 = time.monotonic()
     summary = fn(spec)
     summary["seconds"] = round(time.monotonic() - t0, 2)

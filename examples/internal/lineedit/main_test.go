@@ -1,0 +1,9 @@
+package lineedit
+
+import (
+	"testing"
+
+	"github.com/lsst-sal/salgo/internal/leaktest"
+)
+
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+func exampleComponent(t *testing.T) *salxml.Component {
+	t.Helper()
+	c, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestSplitWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{`a  b`, []string{"a", "b"}},
+		{`string0="hi there" x`, []string{"string0=hi there", "x"}},
+		{`'a "b"' c\ d`, []string{`a "b"`, "c d"}},
+		{`"say \"hi\""`, []string{`say "hi"`}},
+		{`""`, []string{""}},
+		{``, nil},
+	} {
+		got, err := splitWords(c.in)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("splitWords(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{`"open`, `'open`} {
+		if _, err := splitWords(in); err == nil || !strings.Contains(err.Error(), "unterminated") {
+			t.Errorf("splitWords(%q): %v, want unterminated", in, err)
+		}
+	}
+}
+
+// TestCommanderParams parses command arguments positionally, by name, as
+// JSON, with arrays, NaN and enumeration names, and names the field in
+// each error.
+func TestCommanderParams(t *testing.T) {
+	c := exampleComponent(t)
+	cm := newCommander(c, 1, time.Second)
+	set := c.Command("setScalars")
+	m, err := cm.params(set, `true 7 -3 int0=0x10 string0="a b" double0=NaN float0=-inf`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["boolean0"] != true || m["byte0"] != uint8(7) || m["short0"] != int16(-3) || m["int0"] != int32(16) || m["string0"] != "a b" ||
+		!math.IsNaN(m["double0"].(float64)) || !math.IsInf(float64(m["float0"].(float32)), -1) || len(m) != 7 {
+		t.Errorf("setScalars params %#v", m)
+	}
+	arr, err := cm.params(c.Command("setArrays"), `double0=[1,2,NaN,Inf,-Inf] int0=1,2,3,4,5 boolean0=t,f,1,0,true`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := arr["double0"].([]float64)
+	if len(d) != 5 || d[1] != 2 || !math.IsNaN(d[2]) || !math.IsInf(d[4], -1) || !slices.Equal(arr["int0"].([]int32), []int32{1, 2, 3, 4, 5}) ||
+		!slices.Equal(arr["boolean0"].([]bool), []bool{true, false, true, false, true}) {
+		t.Errorf("setArrays params %#v", arr)
+	}
+	js, err := cm.params(set, `{"int0": 5, "double0": "Infinity"}`)
+	if err != nil || js["int0"] == nil || !math.IsInf(js["double0"].(float64), 1) {
+		t.Errorf("JSON params %#v, %v", js, err)
+	}
+	lvl, err := cm.params(c.Command("setLogLevel"), `level=debug`)
+	if err != nil || lvl["level"] != int32(10) {
+		t.Errorf("setLogLevel level=debug: %#v, %v; want the value of DEBUG, 10", lvl, err)
+	}
+	for _, bad := range []struct{ args, want string }{
+		{`int0=abc`, `field int0: "abc" is not an int (a whole number from -2147483648 to 2147483647)`},
+		{`byte0=256`, `field byte0: "256" is not a byte`},
+		{`maybe`, `field boolean0: "maybe" is not a boolean`},
+		{`int00=1`, `setScalars has no field "int00" (did you mean int0?)`},
+		{`int0=1 int0=2`, `field int0 given twice`},
+		{`int0=1 true`, `"true" after FIELD=VALUE arguments`},
+		{`1 2 3 4 5 6 7 8 9 10 s extra`, `setScalars takes 11 values`},
+		{`float0=x`, `field float0: "x" is not a float (a number, NaN, Inf or -Inf)`},
+	} {
+		if _, err := cm.params(set, bad.args); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("params(setScalars %s): %v, want %q", bad.args, err, bad.want)
+		}
+	}
+	if _, err := cm.params(c.Command("setArrays"), `int0=1,2`); err == nil || !strings.Contains(err.Error(), "field int0: want 5 values (int[5], comma separated), got 2") {
+		t.Errorf("short array: %v", err)
+	}
+}
+
+func TestCommanderComplete(t *testing.T) {
+	cm := newCommander(exampleComponent(t), 1, time.Second)
+	for _, c := range []struct {
+		line    string
+		has     []string
+		hasNone []string
+	}{
+		{"", []string{"start ", "setScalars ", "help ", "filter "}, nil},
+		{"sta", []string{"start ", "standby "}, nil},
+		{"setScalars ", []string{"int0=", "string0="}, []string{"salIndex="}},
+		{"setScalars int0=3 in", []string{"unsignedInt0="}, []string{"int0="}},
+		{"setScalars boolean0=", []string{"boolean0=true ", "boolean0=false "}, nil},
+		{"setLogLevel level=", []string{"level=DEBUG ", "level=WARNING "}, nil},
+		{"filter ", []string{"+telemetry", "-heartbeat", "+summaryState", "+tel_status"}, nil},
+		{"help ", []string{"setScalars", "summaryState"}, nil},
+		{"nosuch ", nil, []string{"int0="}},
+	} {
+		got := cm.complete(c.line)
+		for _, h := range c.has {
+			if !slices.Contains(got, h) {
+				t.Errorf("complete(%q) = %q, lacks %q", c.line, got, h)
+			}
+		}
+		for _, h := range c.hasNone {
+			if slices.Contains(got, h) {
+				t.Errorf("complete(%q) = %q, has %q", c.line, got, h)
+			}
+		}
+	}
+}
+
+func TestCommanderFilter(t *testing.T) {
+	cm := newCommander(exampleComponent(t), 1, time.Second)
+	if got := cm.filterSummary(); got != "events shown except heartbeat; telemetry hidden" {
+		t.Errorf("default filter: %q", got)
+	}
+	if err := cm.filter([]string{"-all", "+summaryState", "+tel_status"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.filterSummary(); got != "events shown: summaryState; telemetry shown: status" {
+		t.Errorf("after -all +summaryState +tel_status: %q", got)
+	}
+	// scalars is both an event and a telemetry topic: a bare name is both.
+	if err := cm.filter([]string{"+scalars"}); err != nil || !cm.shown["evt_scalars"] || !cm.shown["tel_scalars"] {
+		t.Errorf("+scalars: %v, shown %v", err, cm.shown)
+	}
+	for _, bad := range []struct{ w, want string }{
+		{"summaryState", "want +NAME"},
+		{"+summarystate", "did you mean summaryState"},
+	} {
+		if err := cm.filter([]string{bad.w}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("filter %s: %v, want %q", bad.w, err, bad.want)
+		}
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the commander's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCommanderScript drives the commander from a script on the
+// in-process bus, against its built-in CSC: the state transitions with
+// their summaryState events, a command with fields, a refused command,
+// and the exit status.
+func TestCommanderScript(t *testing.T) {
+	t.Setenv("TS_XML_DIR", "")
+	t.Setenv("LSST_KAFKA_BROKER_ADDR", "")
+	os.Unsetenv("LSST_KAFKA_BROKER_ADDR") // unset (empty is an error): the in-process bus
+	script := strings.Join([]string{
+		"# a comment",
+		"start",
+		"enable",
+		`setScalars int0=3 string0="from the script" double0=NaN`,
+		"start",
+		"exit",
+		"never run",
+	}, "\n")
+	var out, errs syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := &env{ctx: ctx, stdin: strings.NewReader(script), stdout: &out, stderr: &errs}
+	err := run(e, []string{"commander", "Example:1", "-timeout", "20s"})
+	if err == nil || err.Error() != "1 of 5 lines failed" {
+		t.Errorf("run: %v, want 1 of 5 lines failed (the start in ENABLED)", err)
+	}
+	got := out.String()
+	for _, re := range []string{
+		`(?m)^\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=5 \(STANDBY\)\n(?s:.*)^> start$`,
+		`(?m)^> start\n(?s:.*)^start: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\n(?s:.*)evt summaryState: summaryState=1 \(DISABLED\)\n(?s:.*)^> enable$`,
+		`(?m)^> enable\n(?s:.*)evt summaryState: summaryState=2 \(ENABLED\)\n(?s:.*)^> setScalars`,
+		`(?m)^> setScalars int0=3 string0="from the script" double0=NaN\nsetScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\nstart: ack -302 \(CMD_FAILED\), error 1, result "Failed: start not allowed in state <State.ENABLED: 2>"\nerror: start: CMD_FAILED\n> exit\n$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(got) {
+			t.Errorf("no match for %s\n%s", re, got)
+		}
+	}
+	if strings.Contains(got, "never run") || strings.Contains(got, "heartbeat") {
+		t.Errorf("the line after exit ran, or a heartbeat was printed\n%s", got)
+	}
+
+	// -e stops at the first failure.
+	out, errs = syncBuffer{}, syncBuffer{}
+	e = &env{ctx: ctx, stdin: strings.NewReader("enable\nstart\n"), stdout: &out, stderr: &errs}
+	err = run(e, []string{"commander", "Example:1", "-e", "-filter", "-all"})
+	if err == nil || !strings.Contains(err.Error(), "line 1 failed (-e): enable") || strings.Contains(out.String(), "> start") {
+		t.Errorf("-e: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "evt ") {
+		t.Errorf("-filter -all printed events\n%s", out.String())
+	}
+}

@@ -1,0 +1,7 @@
+package sal
+
+import "github.com/lsst-sal/salgo/topics"
+
+// PartitionOffsets is the extent of one partition of a Kafka topic, as
+// Bus.Offsets lists them: High-Low records are kept (Records).
+type PartitionOffsets = topics.PartitionOffsets

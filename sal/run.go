@@ -1,0 +1,275 @@
+package sal
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/argparse"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// RunSpec describes a CSC program for RunCSC, as the class attributes of a
+// salobj CSC and the arguments of its amain do.
+type RunSpec struct {
+	// Name is the CSC's name in the usage and errors, "Run <Name>", as
+	// salobj's class name ("TestCsc").
+	Name string
+	// Component is the SAL component; its definitions say whether the
+	// program takes an index (and which, for an enumeration of named
+	// indices).
+	Component string
+	// Version is what --version prints (and should be the cscVersion
+	// Make gives).
+	Version string
+	// Make makes the CSC; the runner passes its options (initial state,
+	// override, simulation mode, configuration folder, duplicate check),
+	// which Make gives to Bus.NewCSC after the CSC's own.
+	Make CSCMaker
+	// StateFlag adds --state (salobj's enable_cmdline_state) and, for a
+	// configurable CSC, --override.
+	StateFlag bool
+	// Configurable adds --configdir.
+	Configurable bool
+	// ValidSimulationModes, if more than one, add --simulate (salobj's
+	// rules: a flag when they are 0 and one other, else a value).
+	ValidSimulationModes []int32
+	// SimulationHelp replaces --simulate's help text.
+	SimulationHelp string
+	// Flags adds the program's own flags (salobj's add_arguments); their
+	// values are set before Make runs.
+	Flags func(f *Flags)
+	// Bus are options of the bus (default: the environment's).
+	Bus []Option
+}
+
+// Flags are a program's own command-line flags (RunSpec.Flags), bound to
+// variables as with package flag; they parse as Python's argparse does.
+type Flags struct {
+	p    *argparse.Parser
+	sets []func(*argparse.Result)
+}
+
+// Int adds --name (an int, default def) bound to v.
+func (f *Flags) Int(v *int, name string, def int, help string) {
+	f.p.Int(name, argparse.Default(def), argparse.Help(help))
+	dest := destOf(name)
+	f.sets = append(f.sets, func(r *argparse.Result) { *v, _ = r.Int(dest) })
+}
+
+// String adds --name (a string, default def) bound to v.
+func (f *Flags) String(v *string, name, def, help string) {
+	f.p.String(name, argparse.Default(def), argparse.Help(help))
+	dest := destOf(name)
+	f.sets = append(f.sets, func(r *argparse.Result) { *v, _ = r.String(dest) })
+}
+
+// Bool adds --name (a flag without a value) bound to v.
+func (f *Flags) Bool(v *bool, name, help string) {
+	f.p.Flag(name, argparse.Help(help))
+	dest := destOf(name)
+	f.sets = append(f.sets, func(r *argparse.Result) { *v = r.Bool(dest) })
+}
+
+func destOf(name string) string {
+	return strings.ReplaceAll(strings.TrimLeft(name, "-"), "-", "_")
+}
+
+// RunCSC runs a CSC program as ts_salobj's amain does and returns its exit
+// code, for os.Exit: it parses the command line (the SAL index when the
+// component is indexed, --loglevel, --state, --override, --simulate,
+// --version, --configdir and the program's own flags, read as Python's
+// argparse reads them, with its usage and error texts), makes the CSC with
+// the duplicate check on, starts it, and waits until it has gone OFFLINE
+// through exitControl (exit 0), or a signal: on SIGINT or SIGTERM the CSC
+// goes OFFLINE (summaryState written, heartbeat stopped) and closes, and
+// the program exits 0 (ts_salobj writes nothing then; the SDK writes
+// OFFLINE so that late joiners do not read the last state of a CSC that
+// is gone). Usage errors exit 2 (-h and --version 0); a CSC that cannot be
+// made or started exits 1, with the error on stderr.
+func RunCSC(spec RunSpec) int {
+	return runCSC(context.Background(), spec, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.Writer) int {
+	defs, err := runDefinitions(spec.Bus)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	comp, err := defs.Component(spec.Component)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	p, flags := cscParser(spec, comp)
+	res, err := p.Parse(args)
+	if err != nil {
+		return argparse.Report(err, stdout, stderr)
+	}
+	for _, set := range flags.sets {
+		set(res)
+	}
+	has := func(dest string) bool { return slices.Contains(res.Dests(), dest) }
+	index := 0
+	if comp.Indexed {
+		index, _ = res.Int("index")
+	}
+	var opts []CSCOption
+	if has("initial_state") {
+		if s, ok := res.String("initial_state"); ok {
+			st, _ := controller.ParseState(s)
+			opts = append(opts, WithInitialState(st))
+		}
+	}
+	if has("override") {
+		o, _ := res.String("override")
+		opts = append(opts, WithOverride(o))
+	}
+	if has("simulate") {
+		opts = append(opts, WithSimulationMode(int32(res.Value("simulate").(int))))
+	}
+	if has("configdir") {
+		if d, ok := res.String("configdir"); ok {
+			opts = append(opts, withConfigDir(d))
+		}
+	}
+	opts = append(opts, WithCheckDuplicate())
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bus, err := Connect(ctx, append([]Option{WithDefinitions(defs)}, spec.Bus...)...)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer bus.Close()
+	csc, err := spec.Make(bus, index, opts...)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer csc.Close()
+	if l, ok := res.Int("loglevel"); ok {
+		csc.SetLogLevel(controller.PyToSlog(int32(l)))
+	}
+	if err := csc.Start(ctx); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	select {
+	case <-csc.Done():
+		if err := csc.Err(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	case <-ctx.Done():
+		stop()
+		fmt.Fprintln(stdout, "signal_handler")
+		csc.Logger().Info("signal_handler")
+		off, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
+		defer cancel()
+		if err := csc.SetState(off, Offline); err != nil {
+			csc.Logger().Error("could not write summaryState OFFLINE: "+err.Error(), slog.String(controller.LoggerAttr, comp.Name))
+		}
+	}
+	return 0
+}
+
+// runDefinitions are the definitions the bus options name, else the
+// environment's.
+func runDefinitions(opts []Option) (*Definitions, error) {
+	s := &settings{}
+	for _, o := range opts {
+		o.apply(s)
+	}
+	if s.cfg.Definitions != nil {
+		return s.cfg.Definitions, nil
+	}
+	return salxml.FromEnv()
+}
+
+// cscParser is salobj's make_from_cmd_line parser, arguments in its order.
+func cscParser(spec RunSpec, comp *salxml.Component) (*argparse.Parser, *Flags) {
+	p := argparse.New("Run "+spec.Name, "")
+	if comp.Indexed {
+		if len(comp.IndexNames) > 0 {
+			var values []int
+			var names []string
+			for _, e := range comp.IndexNames {
+				values = append(values, int(e.Value))
+				names = append(names, strconv.FormatInt(e.Value, 10)+": "+strings.ToLower(e.Name))
+			}
+			p.Int("index", argparse.Choices(values...), argparse.Help("SAL index, one of: "+strings.Join(names, ", ")))
+		} else {
+			p.Int("index", argparse.Help("SAL index."))
+		}
+	}
+	p.Int("--loglevel", argparse.Help("log level: error=40, warning=30, info=20, debug=10"))
+	if spec.StateFlag {
+		p.String("--state", argparse.Choices("offline", "standby", "disabled", "enabled"), argparse.Dest("initial_state"), argparse.Help("initial state"))
+	}
+	modes := spec.ValidSimulationModes
+	if len(modes) > 1 {
+		def := int(modes[0])
+		for _, m := range modes {
+			if m == 0 {
+				def = 0
+			}
+		}
+		switch {
+		case def == 0 && len(modes) == 2:
+			other := int(modes[0])
+			if other == 0 {
+				other = int(modes[1])
+			}
+			help := spec.SimulationHelp
+			if help == "" {
+				help = "Run in simulation mode?"
+			}
+			p.Const("--simulate", other, argparse.Default(0), argparse.Help(help))
+		default:
+			help := spec.SimulationHelp
+			if help == "" {
+				help = "Simulation mode"
+			}
+			choices := make([]int, len(modes))
+			for i, m := range modes {
+				choices[i] = int(m)
+			}
+			p.Int("--simulate", argparse.Choices(choices...), argparse.Default(def), argparse.Help(help))
+		}
+	}
+	p.Version("--version", spec.Version)
+	if spec.Configurable {
+		p.String("--configdir", argparse.Help("directory containing configuration files (only specify if you are sure the default will not suffice)"))
+		if spec.StateFlag {
+			p.String("--override", argparse.Default(""), argparse.Help("override to apply if --state is disabled or enabled (ignored otherwise)"))
+		}
+	}
+	f := &Flags{p: p}
+	if spec.Flags != nil {
+		spec.Flags(f)
+	}
+	return p, f
+}
+
+// withConfigDir sets the configuration folder of a configurable CSC
+// (--configdir); it applies after the CSC's WithConfiguration.
+func withConfigDir(dir string) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) {
+		if c.Configurable != nil {
+			cp := *c.Configurable
+			cp.ConfigDir = dir
+			c.Configurable = &cp
+		}
+	})
+}

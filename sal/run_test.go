@@ -1,0 +1,166 @@
+package sal
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/embedded"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// makeExample is a CSC author's constructor for the tests.
+func makeExample(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
+	csc, err := b.NewCSC("Example", index, append([]CSCOption{WithVersion("2.0"), WithAllowMissing()}, opts...)...)
+	return csc, err
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// shared starts an embedded broker and registry that the runner's bus and
+// the test's bus both use.
+func shared(t *testing.T) []Option {
+	t.Helper()
+	c, err := embedded.Start(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return []Option{WithBrokers(c.Brokers()...), WithRegistry(c.RegistryURL()), WithSubname("run_" + strings.ReplaceAll(t.Name(), "/", "_")),
+		WithDefinitions(salxml.Embedded()), WithLogger(quietLogger())}
+}
+
+type runResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func run(ctx context.Context, spec RunSpec, args ...string) runResult {
+	var out, errb bytes.Buffer
+	code := runCSC(ctx, spec, args, &out, &errb)
+	return runResult{code, out.String(), errb.String()}
+}
+
+// TestRunCSC_CommandLine: the command line reads as salobj's amain parser:
+// the index required for an indexed component, the flags in its order,
+// argparse's texts and exit codes; the program's own flags are set.
+func TestRunCSC_CommandLine(t *testing.T) {
+	var port int
+	var host string
+	var dry bool
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample,
+		StateFlag: true, Configurable: true, ValidSimulationModes: []int32{0, 1},
+		Bus: []Option{WithDefinitions(salxml.Embedded()), WithLogger(quietLogger())},
+		Flags: func(f *Flags) {
+			f.Int(&port, "--port", 5000, "port")
+			f.String(&host, "--host", "localhost", "host")
+			f.Bool(&dry, "--dry-run", "do nothing")
+		}}
+	for _, tc := range []struct {
+		args        []string
+		code        int
+		stdout, err string
+	}{
+		{nil, 2, "", "Run ExampleCsc: error: the following arguments are required: index\n"},
+		{[]string{"x"}, 2, "", "Run ExampleCsc: error: argument index: invalid int value: 'x'\n"},
+		{[]string{"1", "--state", "fault"}, 2, "", "Run ExampleCsc: error: argument --state: invalid choice: 'fault' (choose from 'offline', 'standby', 'disabled', 'enabled')\n"},
+		{[]string{"--version"}, 0, "2.0\n", ""},
+		{[]string{"1", "--sim", "--nosuch"}, 2, "", "Run ExampleCsc: error: unrecognized arguments: --nosuch\n"},
+	} {
+		r := run(context.Background(), spec, tc.args...)
+		if r.code != tc.code || r.stdout != tc.stdout || !strings.HasSuffix(r.stderr, tc.err) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, ...%q", tc.args, r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.err)
+		}
+	}
+	r := run(context.Background(), spec, "-h")
+	for _, want := range []string{"usage: Run ExampleCsc [-h] [--loglevel LOGLEVEL]", "--simulate", "Run in simulation mode?", "--configdir CONFIGDIR", "--override OVERRIDE", "--port PORT", "--dry-run"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("-h: exit %d, output lacks %q:\n%s", r.code, want, r.stdout)
+		}
+	}
+}
+
+// TestRunCSC_SignalGoesOffline: the runner makes the CSC (flags applied),
+// reaches the initial state, and on a signal writes OFFLINE and exits 0;
+// after exitControl it exits 0 too.
+func TestRunCSC_SignalGoesOffline(t *testing.T) {
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := b.NewRemote(ctx, "Example", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample, StateFlag: true, Bus: opts}
+	signal, send := context.WithCancel(ctx)
+	var res runResult
+	var wg sync.WaitGroup
+	wg.Go(func() { res = run(signal, spec, "3", "--state", "enabled", "--loglevel", "10") })
+	if s, err := WaitForSummaryState(ctx, r, Enabled); err != nil || s != Enabled {
+		t.Fatalf("waiting for ENABLED: %v %v", s, err)
+	}
+	if ll := r.MustEvent("logLevel").Get(); ll["level"] != int32(10) {
+		t.Errorf("logLevel %v, want 10 (--loglevel)", ll)
+	}
+	send() // as SIGTERM
+	wg.Wait()
+	if res.code != 0 || res.stdout != "signal_handler\n" {
+		t.Errorf("after a signal: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+	if s, err := WaitForSummaryState(ctx, r, Offline); err != nil || s != Offline {
+		t.Errorf("after a signal: %v %v, want OFFLINE", s, err)
+	}
+
+	// exitControl: the runner returns once the ack is out.
+	wg.Go(func() { res = run(ctx, spec, "3") })
+	if _, err := WaitForSummaryState(ctx, r, Standby); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Command(ctx, "exitControl", nil); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if res.code != 0 || res.stdout != "" {
+		t.Errorf("after exitControl: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
+	}
+}
+
+// TestRunCSC_Duplicate: the runner turns the duplicate check on: beside a
+// running instance the program exits 1 saying so.
+func TestRunCSC_Duplicate(t *testing.T) {
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	csc, err := makeExample(b, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	if err := csc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := run(ctx, RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample, Bus: opts}, "4")
+	if res.code != 1 || !strings.Contains(res.stderr, "quitting: found another instance with origin=") {
+		t.Errorf("beside a running instance: exit %d, stderr %q", res.code, res.stderr)
+	}
+	if !errors.Is(ErrDuplicate, ErrDuplicate) {
+		t.Fatal("unreachable")
+	}
+}

@@ -1,0 +1,187 @@
+package saltest_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/sal/saltest"
+)
+
+func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+
+// newExampleCSC is a CSC author's constructor, as a test would use it:
+// the Example component (a copy of ts_xml's Test) as TestCsc is.
+func newExampleCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
+	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{
+		sal.WithVersion("1.0"), sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
+	}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	echo := func(ev, tel string) func(context.Context, *sal.Command) error {
+		return func(ctx context.Context, cmd *sal.Command) error {
+			fields := map[string]any{}
+			for k, v := range cmd.Data {
+				if !strings.HasPrefix(k, "private_") && k != "salIndex" {
+					fields[k] = v
+				}
+			}
+			if _, err := csc.MustEvent(ev).SetWrite(ctx, fields, false); err != nil {
+				return err
+			}
+			_, err := csc.MustTelemetry(tel).Write(ctx, fields)
+			return err
+		}
+	}
+	csc.HandleFunc("setScalars", echo("scalars", "scalars"))
+	csc.HandleFunc("setArrays", echo("arrays", "arrays"))
+	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error { return nil })
+	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
+		return csc.Fault(ctx, 1, "executing the fault command", "")
+	})
+	return csc, nil
+}
+
+func harness(t *testing.T) *saltest.Harness {
+	return saltest.NewCSC(t, newExampleCSC, saltest.Options{Index: 1, Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+}
+
+// TestHarness_StandardStateTransitions: the whole standard cycle passes
+// for a well-behaved CSC.
+func TestHarness_StandardStateTransitions(t *testing.T) {
+	h := harness(t)
+	h.CheckStandardStateTransitions(t, []string{"setArrays", "setScalars", "wait"}, []string{"fault"}, "")
+}
+
+// TestAssertNextSample: fields compare by value whatever their Go type,
+// NaN equals NaN, slices element by element; only the named fields count.
+func TestAssertNextSample(t *testing.T) {
+	h := harness(t)
+	ctx := context.Background()
+	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Enabled, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.AssertNextSummaryState(t, sal.Standby, 0)
+	h.AssertNextSummaryState(t, sal.Disabled, 0)
+	h.AssertNextSummaryState(t, sal.Enabled, 0)
+	if _, err := h.Remote.Command(ctx, "setScalars", map[string]any{"int0": 5, "double0": math.NaN(), "string0": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	h.AssertNextSample(t, h.Remote.MustEvent("scalars"), map[string]any{"int0": 5, "double0": math.NaN(), "string0": "hi"}, time.Minute)
+	if _, err := h.Remote.Command(ctx, "setArrays", map[string]any{"float0": []float64{1, math.NaN(), 3, 4, 5}}); err != nil {
+		t.Fatal(err)
+	}
+	h.AssertNextSample(t, h.Remote.MustTelemetry("arrays"), map[string]any{"float0": []any{1, math.NaN(), 3, 4, 5.0}}, time.Minute)
+}
+
+// fakeTB records failures instead of failing the test; Fatal ends the
+// goroutine as testing.T does.
+type fakeTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...); runtime.Goexit() }
+func (f *fakeTB) failures() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return strings.Join(f.errors, "\n")
+}
+
+// fails runs check with a fake TB and returns what it reported.
+func fails(t *testing.T, check func(tb testing.TB)) string {
+	t.Helper()
+	f := &fakeTB{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); check(f) }()
+	<-done
+	return f.failures()
+}
+
+// TestChecksFail: each check fails, saying what differs, when the CSC
+// does not behave.
+func TestChecksFail(t *testing.T) {
+	h := harness(t)
+	ctx := context.Background()
+	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Enabled, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.AssertNextSummaryState(t, sal.Standby, 0)
+	if got := fails(t, func(tb testing.TB) { h.AssertNextSummaryState(tb, sal.Enabled, 0) }); !strings.Contains(got, "summaryState: read 1, want 2") {
+		t.Errorf("AssertNextSummaryState(ENABLED) on DISABLED reported %q", got)
+	}
+	if _, err := h.Remote.Command(ctx, "setScalars", map[string]any{"int0": 5, "double0": 1.5}); err != nil {
+		t.Fatal(err)
+	}
+	got := fails(t, func(tb testing.TB) {
+		h.AssertNextSample(tb, h.Remote.MustEvent("scalars"), map[string]any{"int0": 6, "double0": 1.5}, time.Minute)
+	})
+	if !strings.Contains(got, "int0: read 5, want 6") || strings.Contains(got, "double0") {
+		t.Errorf("a wrong int0 reported %q", got)
+	}
+	if got := fails(t, func(tb testing.TB) {
+		saltest.AssertNextSample(tb, h.Remote.MustEvent("scalars"), map[string]any{"nosuch": 1}, time.Minute)
+	}); !strings.Contains(got, "No such field nosuch") {
+		t.Errorf("an unknown field reported %q", got)
+	}
+	if got := fails(t, func(tb testing.TB) { saltest.AssertNextSample(tb, h.Remote.MustEvent("arrays"), nil, time.Millisecond) }); !strings.Contains(got, "no sample of Example.logevent_arrays") {
+		t.Errorf("no sample reported %q", got)
+	}
+	// In ENABLED, setScalars succeeds: as a "bad" command it fails the check.
+	if got := fails(t, func(tb testing.TB) {
+		saltest.CheckBadCommands(tb, h.Remote, "disable", "setLogLevel", "setArrays", "wait", "fault", "start", "standby", "exitControl", "enable")
+	}); !strings.Contains(got, "setScalars succeeded") {
+		t.Errorf("CheckBadCommands with a good command reported %q", got)
+	}
+}
+
+// Example shows a CSC test: the harness, a command, the next sample.
+func Example() {
+	t := &exampleTB{}
+	h := saltest.NewCSC(t, newExampleCSC, saltest.Options{Index: 1, Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+	defer t.cleanup()
+	h.AssertNextSummaryState(t, sal.Standby, 0)
+	states, err := sal.SetSummaryState(context.Background(), h.Remote, sal.Enabled, "")
+	fmt.Println(states, err)
+	_, err = h.Remote.Command(context.Background(), "setScalars", map[string]any{"int0": 42})
+	fmt.Println("setScalars:", err)
+	rec := h.AssertNextSample(t, h.Remote.MustTelemetry("scalars"), map[string]any{"int0": 42}, 0)
+	fmt.Println("telemetry int0:", rec["int0"], "failed:", t.failed)
+	// Output:
+	// [<State.STANDBY: 5> <State.DISABLED: 1> <State.ENABLED: 2>] <nil>
+	// setScalars: <nil>
+	// telemetry int0: 42 failed: false
+}
+
+// exampleTB is a testing.TB for the Example, which has no *testing.T.
+type exampleTB struct {
+	testing.TB
+	failed   bool
+	cleanups []func()
+}
+
+func (e *exampleTB) Helper()                      {}
+func (e *exampleTB) Name() string                 { return "Example" }
+func (e *exampleTB) Cleanup(f func())             { e.cleanups = append(e.cleanups, f) }
+func (e *exampleTB) Errorf(f string, args ...any) { e.failed = true; fmt.Printf(f+"\n", args...) }
+func (e *exampleTB) Fatalf(f string, args ...any) { e.Errorf(f, args...); runtime.Goexit() }
+func (e *exampleTB) cleanup() {
+	for i := len(e.cleanups) - 1; i >= 0; i-- {
+		e.cleanups[i]()
+	}
+}
