@@ -33,7 +33,8 @@ func WithBrokers(addrs ...string) Option {
 // WithRegistry sets the schema registry URL, overriding LSST_SCHEMA_REGISTRY_URL.
 func WithRegistry(url string) Option { return optFunc(func(s *settings) { s.cfg.RegistryURL = url }) }
 
-// WithSubname sets the topic subname, overriding LSST_TOPIC_SUBNAME (default "sal").
+// WithSubname sets the topic subname, overriding LSST_TOPIC_SUBNAME: required
+// with a broker (as in ts_salobj); the in-process bus defaults to "sal".
 func WithSubname(sub string) Option { return optFunc(func(s *settings) { s.cfg.Subname = sub }) }
 
 // WithAcks sets the producer acks ("0", "1" or "all"), overriding LSST_KAFKA_PRODUCER_WAIT_ACKS (default "1").
