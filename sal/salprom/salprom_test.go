@@ -184,7 +184,7 @@ func TestScrape(t *testing.T) {
 		t.Errorf("records_written_total{logevent_summaryState} = %v, want ≥ 1", v)
 	}
 	// franz-go's client metrics, per client.
-	if v := series(t, m, "salgo_kafka_produce_bytes_total", `client="producer-`, `topic="lsst.sal.Example.scalars"`); v <= 0 {
+	if v := series(t, m, "salgo_kafka_produce_bytes_total", `client="producer-`, `topic="lsst.`+bus.Config().Subname+`.Example.scalars"`); v <= 0 {
 		t.Errorf("salgo_kafka_produce_bytes_total = %v, want > 0", v)
 	}
 	if v := series(t, m, "salgo_kafka_fetch_bytes_total", `client="consumer-`); v <= 0 {
