@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -162,5 +164,66 @@ func TestRunCSC_Duplicate(t *testing.T) {
 	}
 	if !errors.Is(ErrDuplicate, ErrDuplicate) {
 		t.Fatal("unreachable")
+	}
+}
+
+// TestRunCSC_ConfigFlags: --configdir names the configuration folder and
+// --override the file start applies on the way to --state disabled.
+func TestRunCSC_ConfigFlags(t *testing.T) {
+	t.Setenv("LSST_SITE", "here")
+	dir := t.TempDir()
+	for name, text := range map[string]string{"_init.yaml": "gain: 1.0\n", "_here.yaml": "gain: 2.0\n", "high.yaml": "gain: 3.0\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var gain float64
+	var mu sync.Mutex
+	mk := func(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
+		return b.NewCSC("Example", index, append([]CSCOption{WithAllowMissing(), WithConfiguration(Configurable{
+			Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\nrequired: [gain]\n"),
+			ConfigPkg: "ts_config_nosuch", // not used: --configdir wins
+			Configure: func(_ context.Context, c *Configuration) error {
+				mu.Lock()
+				defer mu.Unlock()
+				gain, _ = c.Values["gain"].(float64)
+				return nil
+			},
+		})}, opts...)...)
+	}
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := b.NewRemote(ctx, "Example", 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	signal, send := context.WithCancel(ctx)
+	var res runResult
+	var wg sync.WaitGroup
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: mk, StateFlag: true, Configurable: true, Bus: opts}
+	wg.Go(func() { res = run(signal, spec, "6", "--state", "disabled", "--over", "high.yaml", "--configdir="+dir) })
+	if _, err := WaitForSummaryState(ctx, r, Disabled); err != nil {
+		t.Fatal(err)
+	}
+	ap, err := r.MustEvent("configurationApplied").Await(ctx)
+	if err != nil || ap["configurations"] != "_init.yaml,_here.yaml,high.yaml" || ap["url"] != "file://"+dir {
+		t.Errorf("configurationApplied %v %v", ap, err)
+	}
+	mu.Lock()
+	if gain != 3.0 {
+		t.Errorf("Configure got gain %v, want the override's 3.0", gain)
+	}
+	mu.Unlock()
+	send()
+	wg.Wait()
+	if res.code != 0 {
+		t.Errorf("exit %d, stderr %s", res.code, res.stderr)
 	}
 }
