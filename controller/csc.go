@@ -159,9 +159,7 @@ type CSC struct {
 	state    State
 	faulting atomic.Bool
 
-	done     chan struct{}
-	doneOnce sync.Once
-	err      error // why the CSC ended, set before done closes
+	end ending
 
 	hbMu   sync.Mutex
 	hbStop chan struct{} // nil while no heartbeat runs
@@ -228,7 +226,7 @@ func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, erro
 		cfg.EnabledCommands[i] = t.Name()
 	}
 	// The internal state starts at the default; Start goes on from there.
-	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, done: make(chan struct{})}
+	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, end: newEnding()}
 	h := cfg.Hooks
 	for _, t := range []struct {
 		name       string
@@ -355,23 +353,38 @@ func (s *CSC) DisabledOrEnabled() bool {
 
 // Done is closed when the CSC has ended: gone OFFLINE through exitControl
 // (once its ack is written), failed to start, or closed. Err says why.
-func (s *CSC) Done() <-chan struct{} { return s.done }
+func (s *CSC) Done() <-chan struct{} { return s.end.Done() }
 
 // Err returns, once Done is closed, nil if the CSC went OFFLINE through
 // exitControl or was closed, or the error that ended its Start.
-func (s *CSC) Err() error {
+func (s *CSC) Err() error { return s.end.Err() }
+
+func (s *CSC) finish(err error) { s.end.finish(err) }
+
+// ending is the end of a CSC or Script: Done closes once, with Err's error.
+type ending struct {
+	once sync.Once
+	done chan struct{}
+	err  error // set before done closes
+}
+
+func newEnding() ending { return ending{done: make(chan struct{})} }
+
+func (e *ending) Done() <-chan struct{} { return e.done }
+
+func (e *ending) Err() error {
 	select {
-	case <-s.done:
-		return s.err
+	case <-e.done:
+		return e.err
 	default:
 		return nil
 	}
 }
 
-func (s *CSC) finish(err error) {
-	s.doneOnce.Do(func() {
-		s.err = err
-		close(s.done)
+func (e *ending) finish(err error) {
+	e.once.Do(func() {
+		e.err = err
+		close(e.done)
 	})
 }
 

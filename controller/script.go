@@ -223,9 +223,7 @@ type Script struct {
 	lastCheckpoint string
 	subGroup       int
 
-	done     chan struct{}
-	doneOnce sync.Once
-	err      error
+	end ending
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
@@ -271,7 +269,7 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Script{c: c, cfg: cfg, schema: schema, done: make(chan struct{}),
+	s := &Script{c: c, cfg: cfg, schema: schema, end: newEnding(),
 		pauseRE: fullMatch(regexp.MustCompile("")), stopRE: fullMatch(regexp.MustCompile(""))}
 	s.rl = ratelog.New(c.logger, topics.LogInterval)
 	handlers := []func(context.Context, *Command) error{s.doConfigure, s.doRun, s.doResume, s.doStop, s.doSetCheckpoints, s.doSetGroupID}
@@ -367,26 +365,14 @@ func (s *Script) NextSupplementedGroupID() (string, error) {
 
 // Done is closed when the script has ended: its final state written and
 // the ack of the command that ended it sent, or Close called.
-func (s *Script) Done() <-chan struct{} { return s.done }
+func (s *Script) Done() <-chan struct{} { return s.end.Done() }
 
 // Err returns, once Done is closed, the error that ended the script in
 // its exit (Cleanup's, or a failed final write), else nil. The final
 // state says how it ended.
-func (s *Script) Err() error {
-	select {
-	case <-s.done:
-		return s.err
-	default:
-		return nil
-	}
-}
+func (s *Script) Err() error { return s.end.Err() }
 
-func (s *Script) finish(err error) {
-	s.doneOnce.Do(func() {
-		s.err = err
-		close(s.done)
-	})
-}
+func (s *Script) finish(err error) { s.end.finish(err) }
 
 // Start starts the script as BaseScript.start does: the topics and
 // logLevel, the heartbeat (the first one interval later), a wait for every

@@ -1,50 +1,16 @@
 package sal_test
 
 import (
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
-)
 
-// silentRegistry accepts connections and never answers; it returns its URL.
-func silentRegistry(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
+	"github.com/lsst-sal/salgo/internal/testbus"
+)
 
 // TestNewRemote_SilentRegistry: sal.NewRemote on a broker whose schema
 // registry accepts connections and never answers returns, within the
@@ -56,7 +22,7 @@ func TestNewRemote_SilentRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer broker.Close()
-	url := silentRegistry(t)
+	url := testbus.SilentServer(t)
 	t.Setenv(topics.EnvBroker, strings.Join(broker.Config().Brokers, ","))
 	t.Setenv(topics.EnvRegistry, url)
 	t.Setenv(topics.EnvSubname, "silent")
@@ -95,7 +61,7 @@ func TestWithRegistryTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	url := silentRegistry(t)
+	url := testbus.SilentServer(t)
 	d, err := sal.Connect(ctxT(t), sal.WithBrokers(b.Config().Brokers...), sal.WithRegistry(url), sal.WithSubname("silent"),
 		sal.WithDefinitions(salxml.Embedded()), sal.WithLogger(quiet), sal.WithRegistryTimeout(300*time.Millisecond))
 	if err != nil {

@@ -5,51 +5,17 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
-)
 
-// silentRegistry accepts connections and never answers; it returns its URL.
-func silentRegistry(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
+	"github.com/lsst-sal/salgo/internal/testbus"
+)
 
 // TestSilentRegistry: on a broker whose schema registry accepts
 // connections and never answers, salctl pub, command -timeout and state
@@ -64,7 +30,7 @@ func TestSilentRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer broker.Close()
-	url := silentRegistry(t)
+	url := testbus.SilentServer(t)
 	t.Setenv(topics.EnvBroker, strings.Join(broker.Config().Brokers, ","))
 	t.Setenv(topics.EnvRegistry, url)
 	t.Setenv(topics.EnvSubname, "silent")

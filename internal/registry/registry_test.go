@@ -3,48 +3,14 @@ package registry_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/registry"
-)
 
-// silentServer accepts connections and never answers; it returns its URL.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
+	"github.com/lsst-sal/salgo/internal/testbus"
+)
 
 // calls are every request of the client.
 var calls = []struct {
@@ -88,7 +54,7 @@ func guard(t *testing.T, limit time.Duration, do func() error) error {
 // error that names the registry URL and the request, and matches
 // ErrUnavailable and context.DeadlineExceeded.
 func TestSilentRegistry_Timeout(t *testing.T) {
-	url := silentServer(t)
+	url := testbus.SilentServer(t)
 	c, err := registry.New(url, nil, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +74,7 @@ func TestSilentRegistry_Timeout(t *testing.T) {
 // TestSilentRegistry_CallerContext: a caller's ctx that ends before the
 // client's timeout ends the request, with the ctx's error and the URL.
 func TestSilentRegistry_CallerContext(t *testing.T) {
-	url := silentServer(t)
+	url := testbus.SilentServer(t)
 	c, err := registry.New(url, nil, time.Hour)
 	if err != nil {
 		t.Fatal(err)

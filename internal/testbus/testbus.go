@@ -14,10 +14,12 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -194,4 +196,40 @@ func (p *Peer) schemaID(tp *salxml.Topic) int32 {
 		p.t.Fatalf("register %s: HTTP %d, %v", tp, resp.StatusCode, err)
 	}
 	return out.ID
+}
+
+// SilentServer listens on a loopback port, accepts connections and never
+// answers (a schema registry that hangs); it returns its http:// URL, and
+// t.Cleanup closes it and its connections.
+func SilentServer(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
 }
