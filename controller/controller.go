@@ -55,7 +55,9 @@ type Config struct {
 	// Concurrent names commands of which several may run at once (by
 	// default the commands of one topic run one at a time).
 	Concurrent []string
-	// WriteOnly makes a Controller that reads no commands.
+	// WriteOnly makes a Controller that reads no commands (and answers
+	// none, setLogLevel included); it writes only what its program writes,
+	// not even logLevel at start.
 	WriteOnly bool
 	// Identity is the private_identity written (default "Name[:index]").
 	Identity string
@@ -336,6 +338,9 @@ func (c *Controller) Start(ctx context.Context) error {
 		return fmt.Errorf("controller: start %s: %w", c.Name(), err)
 	}
 	c.logs.start()
+	if c.cfg.WriteOnly {
+		return nil // it writes what its program writes, nothing of its own
+	}
 	if err := c.writeLogLevel(ctx); err != nil {
 		return fmt.Errorf("controller: start %s: write logLevel: %w", c.Name(), err)
 	}

@@ -403,3 +403,33 @@ func TestAck_CmdType(t *testing.T) {
 		t.Errorf("cmdtype %d (want %d), salIndex %d", a.CmdType, want, a.SALIndex)
 	}
 }
+
+// TestController_WriteOnlyWritesNothingOfItsOwn: a write-only Controller
+// writes only what its program writes (no logLevel at start), while a
+// Controller that reads its commands writes logLevel at start.
+func TestController_WriteOnlyWritesNothingOfItsOwn(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	wo, err := controller.New(d, "Example", 1, controller.Config{WriteOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wo.Close()
+	if err := wo.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := startController(t, d, 2, nil)
+	r1, r2 := newRemote(t, d, 1), newRemote(t, d, 2)
+	// The written-by-the-program record on index 1, after which nothing
+	// of the Controller's own can come unseen.
+	if _, err := wo.MustEvent("logLevel").Write(ctx, map[string]any{"level": 42}); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := r1.MustEvent("logLevel").Next(ctx); err != nil || rec["level"] != int32(42) {
+		t.Errorf("write-only controller's first logLevel: %v %v, want the program's 42", rec, err)
+	}
+	if rec, err := r2.MustEvent("logLevel").Next(ctx); err != nil || rec["level"] != int32(20) {
+		t.Errorf("controller's logLevel at start: %v %v, want 20", rec, err)
+	}
+	_ = c
+}
