@@ -13,7 +13,7 @@
 #      a second broker with KAFKA_MTLS=1 for the mutual-TLS tests, and the
 #      Apicurio registry; if Apicurio cannot start it runs the SDK's own
 #      registry (srfake, internal/interop/cmd/registry) instead;
-#   3. runs `go test ./topics/ ./sal/ ./examples/smoke/` (the tests of the embedded default,
+#   3. runs `go test ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
 #      now on the real broker) and `go test -v ./internal/interop/`, then the
 #      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
 #   4. always stops what it started (trap on EXIT, also on failure or signal).
@@ -239,7 +239,7 @@ run_suite() {
   fi
 }
 SUITES=1
-run_suite "integration (topics, sal, examples)" go test -count=1 -timeout 15m ./topics/ ./sal/ ./examples/smoke/
+run_suite "integration (runtime, remote, controller, sal, examples)" go test -count=1 -timeout 15m ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
 
 # --- broker faults (internal/faults) ----------------------------------------
