@@ -236,15 +236,38 @@ func (c *Client) Latest(ctx context.Context, subject string) (schema string, ver
 	return ss.Schema.Schema, ss.Version, ss.ID, true, nil
 }
 
-// Subjects lists every subject.
+// subjectsPage is how many subjects Subjects asks for at a time.
+const subjectsPage = 1000
+
+// Subjects lists every subject, page by page: some registries (Apicurio's
+// Confluent API) return at most a page (1,000) unless asked for the next
+// one with offset and limit. A registry that ignores those parameters
+// returns everything at once, or the same page again, which ends the
+// listing.
 func (c *Client) Subjects(ctx context.Context) ([]string, error) {
-	rctx, cancel := c.bound(ctx)
-	defer cancel()
-	s, err := c.cl.Subjects(rctx)
-	if err != nil {
-		return nil, c.wrap(rctx, "list subjects", err)
+	var all []string
+	seen := map[string]bool{}
+	for offset := 0; ; offset += subjectsPage {
+		rctx, cancel := c.bound(ctx)
+		page, err := c.cl.Subjects(sr.WithParams(rctx, sr.Offset(offset), sr.Limit(subjectsPage)))
+		if err != nil {
+			err = c.wrap(rctx, "list subjects", err)
+			cancel()
+			return nil, err
+		}
+		cancel()
+		fresh := 0
+		for _, s := range page {
+			if !seen[s] {
+				seen[s] = true
+				all = append(all, s)
+				fresh++
+			}
+		}
+		if len(page) < subjectsPage || fresh == 0 {
+			return all, nil
+		}
 	}
-	return s, nil
 }
 
 // Lookup asks whether schema is registered under subject (POST

@@ -2,7 +2,12 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +102,41 @@ func TestSilentRegistry_CallerContext(t *testing.T) {
 	}
 	if d, _ := registry.New(url, nil, 0); d.Timeout() != registry.DefaultTimeout || registry.DefaultTimeout != 10*time.Second {
 		t.Errorf("default timeout %s", d.Timeout())
+	}
+}
+
+// TestSubjects_Paged: a registry that returns at most a page of subjects
+// (as Apicurio's Confluent API does: 1,000) is listed in full.
+func TestSubjects_Paged(t *testing.T) {
+	const n = 2345
+	var names []string
+	for i := range n {
+		names = append(names, fmt.Sprintf("s%05d-value", i))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/subjects" {
+			http.NotFound(w, r)
+			return
+		}
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		lim, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		if lim <= 0 || lim > 1000 {
+			lim = 1000
+		}
+		end := min(off+lim, n)
+		if off > n {
+			off = n
+		}
+		json.NewEncoder(w).Encode(names[off:end])
+	}))
+	defer srv.Close()
+	c, err := registry.New(srv.URL, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := c.Subjects(context.Background())
+	if err != nil || len(got) != n || got[n-1] != names[n-1] {
+		t.Fatalf("Subjects: %d of %d, %v", len(got), n, err)
 	}
 }
