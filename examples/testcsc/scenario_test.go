@@ -388,6 +388,7 @@ type recorder struct {
 	got    []written
 	seen   map[string]int64 // topic -> next offset read
 	next   int              // records handed out so far
+	err    error            // why Tap returned
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -411,7 +412,7 @@ func (rc *recorder) start(ctx context.Context) {
 	ctx, rc.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(rc.done)
-		rc.b.Tap(ctx, rc.names, 1<<20, func(tr sal.TapRecord) {
+		err := rc.b.Tap(ctx, rc.names, 1<<20, func(tr sal.TapRecord) {
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
 			rc.seen[tr.Topic] = tr.Offset + 1
@@ -429,6 +430,9 @@ func (rc *recorder) start(ctx context.Context) {
 			}
 			rc.got = append(rc.got, w)
 		})
+		rc.mu.Lock()
+		rc.err = err
+		rc.mu.Unlock()
 	}()
 }
 
@@ -460,8 +464,18 @@ func (rc *recorder) step(ctx context.Context, t *testing.T) []written {
 		if !behind {
 			break
 		}
+		rc.mu.Lock()
+		tapErr := rc.err
+		rc.mu.Unlock()
+		if tapErr != nil {
+			t.Fatalf("the recorder stopped: %v", tapErr)
+		}
 		select {
 		case <-ctx.Done():
+			rc.mu.Lock()
+			t.Logf("read up to %v", rc.seen)
+			rc.mu.Unlock()
+			ends.Each(func(o kadm.ListedOffset) { t.Logf("end %s %d", o.Topic, o.Offset) })
 			t.Fatal("the recorder never caught up")
 		case <-time.After(5 * time.Millisecond):
 		}

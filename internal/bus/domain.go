@@ -199,6 +199,25 @@ func (d *Domain) watermarks(ctx context.Context, ts []*salxml.Topic) (map[string
 	for i, t := range ts {
 		names[i] = t.KafkaName(d.cfg.Subname)
 	}
+	return d.watermarksOf(ctx, names)
+}
+
+// ensuredAll reports whether this Domain created (or found) every named
+// topic: an error listing their watermarks is then the broker's metadata
+// catching up, not a missing topic.
+func (d *Domain) ensuredAll(names []string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, n := range names {
+		if !d.ensured[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// watermarksOf is watermarks by Kafka topic name.
+func (d *Domain) watermarksOf(ctx context.Context, names []string) (map[string]map[int32]kafka.Watermarks, error) {
 	marks, err := d.prod.Watermarks(ctx, names...)
 	deadline := time.Now().Add(10 * time.Second)
 	wait := 10 * time.Millisecond

@@ -31,12 +31,23 @@ type TapRecord struct {
 // schema-unaware consumer: each value is decoded with the writer schema
 // fetched from the registry by the id in its header. It starts back
 // records before the end of each partition (0: only new records) and
-// calls fn for each record, in order per partition, until ctx is done.
+// calls fn for each record, in order per partition, until ctx is done. A
+// topic that does not exist is an error at once, unless this Domain made
+// it (its Instances write or read it): then the broker's metadata is
+// waited for, as Instance.Start does.
 func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn func(TapRecord)) error {
 	if len(kafkaTopics) == 0 {
 		return errors.New("topics: Tap needs at least one topic")
 	}
-	marks, err := d.prod.Watermarks(ctx, kafkaTopics...)
+	var marks map[string]map[int32]kafka.Watermarks
+	var err error
+	if d.ensuredAll(kafkaTopics) {
+		// Topics this Domain created a moment ago: a real broker's
+		// metadata may not have them yet, so wait for it as Start does.
+		marks, err = d.watermarksOf(ctx, kafkaTopics)
+	} else {
+		marks, err = d.prod.Watermarks(ctx, kafkaTopics...)
+	}
 	if err != nil {
 		return fmt.Errorf("topics: %w", err)
 	}
