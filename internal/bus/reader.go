@@ -85,7 +85,7 @@ type Reader struct {
 	free     []map[string]any // records to decode into again (Recycle, and drops nobody saw)
 	pending  map[string]any   // the newest record, handed back: freed when a newer one arrives
 	notify   chan struct{}
-	arrived  chan struct{} // closed and replaced when a record becomes the newest
+	arrived  chan struct{} // made by a waiting Await, closed when a record becomes the newest
 	done     chan struct{}
 	cb       func(map[string]any)
 	inline   func(map[string]any) // set before Start; called on the poll goroutine
@@ -135,7 +135,6 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		lastSeq:  map[writerKey]*seqState{},
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
-		arrived:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
 	if m := in.d.cfg.Metrics; m != nil {
@@ -171,7 +170,7 @@ func (r *Reader) Get() map[string]any {
 // with a callback set.
 func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	r.mu.Lock()
-	rec, arrived, closed := r.latest, r.arrived, r.closed
+	rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
 	r.mu.Unlock()
 	switch {
 	case rec != nil:
@@ -189,6 +188,15 @@ func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	}
 }
 
+// arrivedLocked is the channel closed when the next record becomes the
+// newest. r.mu is held.
+func (r *Reader) arrivedLocked() chan struct{} {
+	if r.arrived == nil {
+		r.arrived = make(chan struct{})
+	}
+	return r.arrived
+}
+
 // AwaitNewer returns the newest record once it is another one than prev
 // (at once if it is already; prev nil is Await), waiting until a newer
 // record arrives or ctx ends. Like Await it leaves the queue alone: it
@@ -198,7 +206,7 @@ func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[string]any, error) {
 	for {
 		r.mu.Lock()
-		rec, arrived, closed := r.latest, r.arrived, r.closed
+		rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
 		r.mu.Unlock()
 		switch {
 		case rec != nil && (prev == nil || !sameMap(rec, prev)):
@@ -268,8 +276,10 @@ func (r *Reader) setLatestLocked(rec map[string]any) {
 		r.pending = nil
 	}
 	r.latest = rec
-	close(r.arrived)
-	r.arrived = make(chan struct{})
+	if r.arrived != nil { // someone waits (Await): no allocation per record otherwise
+		close(r.arrived)
+		r.arrived = nil
+	}
 }
 
 // reuse returns a record to decode into: one handed back, or a new map.
