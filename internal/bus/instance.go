@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -39,6 +40,7 @@ type Instance struct {
 
 	mu      sync.Mutex
 	state   int
+	wstate  atomic.Int32 // state, for writable
 	readers map[string]*Reader
 	order   []*Reader
 	writers map[*salxml.Topic]*Writer
@@ -183,10 +185,17 @@ func (in *Instance) unstartedLocked() error {
 	return ErrStarted
 }
 
+// setStateLocked sets the state; in.mu is held.
+func (in *Instance) setStateLocked(st int) {
+	in.state = st
+	in.wstate.Store(int32(st))
+}
+
+// writable says whether writers can write: nil once started, else
+// ErrNotStarted or ErrClosed. It reads the state without in.mu, since
+// every write asks.
 func (in *Instance) writable() error {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	switch in.state {
+	switch in.wstate.Load() {
 	case stateStarted:
 		return nil
 	case stateClosed:
@@ -213,7 +222,7 @@ func (in *Instance) Start(ctx context.Context) error {
 		in.mu.Unlock()
 		return errors.New("topics: Start called twice")
 	}
-	in.state = stateStarting
+	in.setStateLocked(stateStarting)
 	readers := append([]*Reader(nil), in.order...)
 	var writers []*Writer
 	for _, w := range in.writers {
@@ -269,7 +278,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 
 	if len(readers) == 0 {
 		in.mu.Lock()
-		in.state = stateStarted
+		in.setStateLocked(stateStarted)
 		in.mu.Unlock()
 		close(in.ready)
 		return nil
@@ -340,7 +349,8 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		closeAll()
 		return ErrClosed
 	}
-	in.cons, in.cancel, in.state = conss, cancel, stateStarted
+	in.cons, in.cancel = conss, cancel
+	in.setStateLocked(stateStarted)
 	if in.pending == 0 {
 		close(in.ready)
 	}
@@ -698,7 +708,7 @@ func (in *Instance) Close() {
 		in.mu.Unlock()
 		return
 	}
-	in.state = stateClosed
+	in.setStateLocked(stateClosed)
 	close(in.closed)
 	cancel, cons := in.cancel, in.cons
 	readers := append([]*Reader(nil), in.order...)

@@ -130,3 +130,49 @@ func (c *lastString) get(b []byte) any {
 	c.v.Store(v)
 	return v
 }
+
+// Boxes boxes float64 and int32 values into slabs it allocates a chunk at
+// a time, as a fresh record's decode does, for code that boxes a few
+// values per record (the writer's stamps): one allocation per boxChunk
+// values instead of one per value. Each slot is written once, so the
+// boxed values are as immutable as the runtime's copies. The zero value
+// is ready; a Boxes is not safe for concurrent use.
+type Boxes struct {
+	slab []uint64
+}
+
+// boxChunk is how many values a Boxes slab holds.
+const boxChunk = 128
+
+func (b *Boxes) slot() unsafe.Pointer {
+	if len(b.slab) == 0 {
+		b.slab = make([]uint64, boxChunk)
+	}
+	p := unsafe.Pointer(&b.slab[0])
+	b.slab = b.slab[1:]
+	return p
+}
+
+// F64 returns v boxed.
+func (b *Boxes) F64(v float64) any {
+	p := b.slot()
+	*(*float64)(p) = v
+	return boxAt(typFloat64, p)
+}
+
+// I32 returns v boxed (values below 256 box without allocating anyway).
+func (b *Boxes) I32(v int32) any {
+	if uint32(v) < 256 {
+		return v
+	}
+	p := b.slot()
+	*(*int32)(p) = v
+	return boxAt(typInt32, p)
+}
+
+// Same reports whether a and b are the same boxed value: the same type
+// and the same pointer, which is what a value stored once and read back
+// is (values compared equal but boxed apart are not the same).
+func Same(a, b any) bool {
+	return *(*eface)(unsafe.Pointer(&a)) == *(*eface)(unsafe.Pointer(&b))
+}
