@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,9 +75,18 @@ type Reader struct {
 	decoders map[int32]*codec.Decoder
 	unknown  map[int32]time.Time // schema ids whose lookup failed, until when not to retry
 	dec      *codec.Decoder
-	lastSnd  map[int32]float64
+	lastSnd  map[int32]*lastStamp
 	lastSeq  map[writerKey]*seqState
 	hist     *history
+	watch    *codec.Watch // the private fields, taken as the native decoder reads them
+	// The last writer and SAL index seen, whose states most records
+	// share: found again without hashing.
+	seqKey  writerKey
+	seqLast *seqState
+	sndIdx  int32
+	sndLast *lastStamp
+	// Log kinds (see ratelog), made once.
+	kindOverflow, kindFill, kindBounds, kindDup, kindOrder, kindRange string
 
 	mu       sync.Mutex
 	q        []map[string]any // ring buffer
@@ -85,7 +95,7 @@ type Reader struct {
 	free     []map[string]any // records to decode into again (Recycle, and drops nobody saw)
 	pending  map[string]any   // the newest record, handed back: freed when a newer one arrives
 	notify   chan struct{}
-	arrived  chan struct{} // closed and replaced when a record becomes the newest
+	arrived  chan struct{} // closed when a record becomes the newest; made by a waiter (nil: none waits)
 	done     chan struct{}
 	cb       func(map[string]any)
 	inline   func(map[string]any) // set before Start; called on the poll goroutine
@@ -99,6 +109,18 @@ type Reader struct {
 	received atomic.Uint64
 	lat      Observer // end-to-end latency; nil when metrics are off
 }
+
+// watched are the fields the reader's filters read, in the order of
+// Watch.Vals (see the w* constants).
+var watched = [...]string{"salIndex", "private_sndStamp", "private_origin", "private_identity", "private_seqNum"}
+
+const (
+	wIndex = iota
+	wSnd
+	wOrigin
+	wIdentity
+	wSeq
+)
 
 type writerKey struct {
 	origin   int32
@@ -131,16 +153,20 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		decoders: map[int32]*codec.Decoder{},
 		unknown:  map[int32]time.Time{},
 		dec:      c.Decoder(),
-		lastSnd:  map[int32]float64{},
+		lastSnd:  map[int32]*lastStamp{},
 		lastSeq:  map[writerKey]*seqState{},
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
-		arrived:  make(chan struct{}),
 		done:     make(chan struct{}),
 	}
 	if m := in.d.cfg.Metrics; m != nil {
 		r.lat = m.Latency(in.info(t.SALName, t.Kind.String()))
 	}
+	if r.watch, err = r.dec.NewWatch(watched[:]...); err != nil {
+		return nil, fmt.Errorf("topics: %s: %w", t, err)
+	}
+	r.kindOverflow, r.kindFill, r.kindBounds = "overflow:"+r.kname, "fill:"+r.kname, "bounds:"+r.kname
+	r.kindDup, r.kindOrder, r.kindRange = "dup:"+r.kname, "order:"+r.kname, "range:"+r.kname
 	return r, nil
 }
 
@@ -171,7 +197,7 @@ func (r *Reader) Get() map[string]any {
 // with a callback set.
 func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	r.mu.Lock()
-	rec, arrived, closed := r.latest, r.arrived, r.closed
+	rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
 	r.mu.Unlock()
 	switch {
 	case rec != nil:
@@ -198,7 +224,7 @@ func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[string]any, error) {
 	for {
 		r.mu.Lock()
-		rec, arrived, closed := r.latest, r.arrived, r.closed
+		rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
 		r.mu.Unlock()
 		switch {
 		case rec != nil && (prev == nil || !sameMap(rec, prev)):
@@ -268,8 +294,20 @@ func (r *Reader) setLatestLocked(rec map[string]any) {
 		r.pending = nil
 	}
 	r.latest = rec
-	close(r.arrived)
-	r.arrived = make(chan struct{})
+	if r.arrived != nil {
+		close(r.arrived)
+		r.arrived = nil
+	}
+}
+
+// arrivedLocked returns the channel closed when the next record becomes
+// the newest. It is made only when someone waits: most records arrive
+// with no waiter, and a channel per record costs an allocation.
+func (r *Reader) arrivedLocked() chan struct{} {
+	if r.arrived == nil {
+		r.arrived = make(chan struct{})
+	}
+	return r.arrived
 }
 
 // reuse returns a record to decode into: one handed back, or a new map.
@@ -479,7 +517,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.popLocked()
 		r.stats.Overflow++
 		if r.consumed {
-			r.in.rl.Log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+			r.in.rl.Log(slog.LevelError, r.kindOverflow, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
 		}
 	}
 	if r.inline != nil {
@@ -510,10 +548,20 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		default:
 		}
 	}
+	// A goroutine woken here (the callback's, or one waiting in Next)
+	// waits to run on this goroutine's processor until it yields, and
+	// the poll goroutine yields only between fetches: a fetch of a few
+	// thousand records would fill the queue and drop the oldest while the
+	// consumer never ran. So the poll goroutine yields once as the queue
+	// of a consumed reader reaches half full.
+	yield := r.consumed && r.n == len(r.q)/2
 	r.mu.Unlock()
 	select {
 	case r.notify <- struct{}{}:
 	default:
+	}
+	if yield {
+		runtime.Gosched()
 	}
 }
 
@@ -534,7 +582,7 @@ func (r *Reader) checkFillLocked() {
 		}
 	}
 	if lvl > r.warned && r.consumed {
-		r.in.rl.Log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+		r.in.rl.Log(slog.LevelWarn, r.kindFill, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
 	}
 	r.warned = lvl
 }

@@ -41,6 +41,10 @@ var (
 	typFloat32  = typeWord(float32(0))
 	typFloat64  = typeWord(float64(0))
 	typInt32    = typeWord(int32(0))
+	typInt16    = typeWord(int16(0))
+	typUint16   = typeWord(uint16(0))
+	typUint32   = typeWord(uint32(0))
+	typInt64    = typeWord(int64(0))
 	typFloat32s = typeWord([]float32(nil))
 	typFloat64s = typeWord([]float64(nil))
 )
@@ -94,6 +98,19 @@ func (s *dstate) boxI32(v int32) any {
 	*(*int32)(p) = v
 	s.f32 = s.f32[1:]
 	return boxAt(typInt32, p)
+}
+
+// boxSmall boxes v, an integer no larger than a slot of *slab, in the next
+// free slot, or as usual if the slab is used up. Values from 0 to 255 box
+// without allocating anyway.
+func boxSmall[S float32 | float64, T int16 | uint16 | uint32 | int64](slab *[]S, typ unsafe.Pointer, v T) any {
+	if len(*slab) == 0 || uint64(v) < 256 {
+		return v
+	}
+	p := unsafe.Pointer(&(*slab)[0])
+	*(*T)(p) = v
+	*slab = (*slab)[1:]
+	return boxAt(typ, p)
 }
 
 // boxSlice boxes the slice header v as type typ in the next free slot of
