@@ -242,16 +242,58 @@ func (f *field) valid(v any) bool {
 // holds every field, no other key, and only valid canonical values. It is
 // valid inlined into one loop of map lookups; when it returns false the
 // caller takes the slow path, which finds and reports what is wrong.
-func (v *Validator) complete(rec map[string]any) bool {
+func (v *Validator) complete(rec map[string]any) bool { return v.gather(rec, nil, nil) }
+
+// Values reports, as Validate's fast path does, whether rec holds every
+// field, no other key and only valid canonical values, and gathers the
+// values into vals in field order (vals[i] is the value of the topic's
+// field i), for codec.Codec.AppendValues: a writer then looks each field
+// up once. Where known[i] is true (known may be nil), vals[i] already
+// holds field i's value, which the caller has stored in rec under the
+// field's name: it is checked but not looked up (a writer knows the
+// private fields it stamped). When Values returns false (Validate then
+// converts, fills defaults or reports what is wrong) vals holds part of
+// the record. len(vals) must be the number of fields, and len(known) too
+// if it is not nil; Values returns false otherwise.
+func (v *Validator) Values(rec map[string]any, vals []any, known []bool) bool {
+	if len(vals) != len(v.fields) || known != nil && len(known) != len(v.fields) {
+		return false
+	}
+	return v.gather(rec, vals, known)
+}
+
+// NumFields returns the number of fields of the topic (the length of the
+// slices Values takes).
+func (v *Validator) NumFields() int { return len(v.fields) }
+
+// FieldIndex returns the index of the named field in field order, or -1.
+func (v *Validator) FieldIndex(name string) int {
+	if i, ok := v.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// gather is complete, storing the values in vals if it is not nil and
+// taking those marked in known from vals.
+func (v *Validator) gather(rec map[string]any, vals []any, known []bool) bool {
 	if len(rec) != len(v.fields) {
 		return false
 	}
 	// With as many keys as fields and every field present, no key is unknown.
 	for i := range v.fields {
 		f := &v.fields[i]
-		val, ok := rec[f.name]
-		if !ok {
-			return false
+		var val any
+		if known != nil && known[i] {
+			val = vals[i]
+		} else {
+			var ok bool
+			if val, ok = rec[f.name]; !ok {
+				return false
+			}
+			if vals != nil {
+				vals[i] = val
+			}
 		}
 		switch f.code {
 		case kBool:

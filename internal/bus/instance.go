@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -39,6 +40,7 @@ type Instance struct {
 
 	mu      sync.Mutex
 	state   int
+	wstate  atomic.Int32 // state, for writable
 	readers map[string]*Reader
 	order   []*Reader
 	writers map[*salxml.Topic]*Writer
@@ -183,10 +185,17 @@ func (in *Instance) unstartedLocked() error {
 	return ErrStarted
 }
 
+// setStateLocked sets the state; in.mu is held.
+func (in *Instance) setStateLocked(st int) {
+	in.state = st
+	in.wstate.Store(int32(st))
+}
+
+// writable says whether writers can write: nil once started, else
+// ErrNotStarted or ErrClosed. It reads the state without in.mu, since
+// every write asks.
 func (in *Instance) writable() error {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	switch in.state {
+	switch in.wstate.Load() {
 	case stateStarted:
 		return nil
 	case stateClosed:
@@ -213,7 +222,7 @@ func (in *Instance) Start(ctx context.Context) error {
 		in.mu.Unlock()
 		return errors.New("topics: Start called twice")
 	}
-	in.state = stateStarting
+	in.setStateLocked(stateStarting)
 	readers := append([]*Reader(nil), in.order...)
 	var writers []*Writer
 	for _, w := range in.writers {
@@ -269,7 +278,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 
 	if len(readers) == 0 {
 		in.mu.Lock()
-		in.state = stateStarted
+		in.setStateLocked(stateStarted)
 		in.mu.Unlock()
 		close(in.ready)
 		return nil
@@ -340,7 +349,8 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 		closeAll()
 		return ErrClosed
 	}
-	in.cons, in.cancel, in.state = conss, cancel, stateStarted
+	in.cons, in.cancel = conss, cancel
+	in.setStateLocked(stateStarted)
 	if in.pending == 0 {
 		close(in.ready)
 	}
@@ -419,10 +429,11 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 		return
 	}
 	r.received.Add(1)
-	rec := r.decode(ctx, kr.Value)
+	var f facts
+	rec := r.decode(ctx, kr.Value, &f)
 	historical := r.hist != nil
 	if rec != nil {
-		r.accept(rec, historical)
+		r.accept(rec, historical, &f)
 	}
 	if historical {
 		if t, ok := r.hist.target[kr.Partition]; ok && kr.Offset >= t {
@@ -432,7 +443,7 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 			h := r.hist
 			r.hist = nil
 			for _, rec := range h.latest {
-				r.deliver(rec, true)
+				r.deliver(rec, true, false)
 			}
 			in.pending--
 			if in.pending == 0 {
@@ -442,9 +453,23 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 	}
 }
 
+// facts are what a reader's filters and check need of a decoded record:
+// its private fields, and whether it is known to pass the read-side
+// check. The reader's own decoder gathers them as it decodes (see
+// codec.Watch); for records decoded with another writer schema they are
+// looked up.
+type facts struct {
+	index    int32
+	snd      float64
+	origin   int32
+	identity string
+	seq      int32
+	checked  bool // obeys every rule of validate's Check
+}
+
 // decode splits the framing and decodes with the writer's schema; it
 // returns nil (counted and logged) for what cannot be decoded.
-func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
+func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any {
 	id, body, err := codec.SplitHeader(v)
 	if err != nil {
 		r.bad("framing", err)
@@ -460,7 +485,13 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 		}
 	}
 	rec := r.reuse()
-	iss, err := dec.DecodeIssues(body, rec)
+	var iss codec.Issues
+	native := dec == r.dec
+	if native {
+		iss, err = dec.DecodeWatch(body, rec, r.watch)
+	} else {
+		iss, err = dec.DecodeIssues(body, rec)
+	}
 	if err != nil {
 		r.discard(rec)
 		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
@@ -468,7 +499,24 @@ func (r *Reader) decode(ctx context.Context, v []byte) map[string]any {
 	}
 	if !iss.Zero() {
 		r.count(func(s *ReaderStats) { s.Violations++ })
-		r.in.rl.Log(slog.LevelWarn, "range:"+r.kname, "topics: record holds values outside their SAL type's range; delivered converted", "topic", r.topic.String(), "issues", fmt.Sprintf("%+v", iss))
+		r.in.rl.Log(slog.LevelWarn, r.kindRange, "topics: record holds values outside their SAL type's range; delivered converted", "topic", r.topic.String(), "issues", fmt.Sprintf("%+v", iss))
+	}
+	if native {
+		w := r.watch.Vals
+		f.index, _ = w[wIndex].(int32)
+		f.snd, _ = w[wSnd].(float64)
+		f.origin, _ = w[wOrigin].(int32)
+		f.identity, _ = w[wIdentity].(string)
+		f.seq, _ = w[wSeq].(int32)
+		// Every field was set to a canonical value obeying the rules; a
+		// record handed back with keys of its own would still hold them.
+		f.checked = !r.watch.Suspect && len(rec) == r.val.NumFields()
+	} else {
+		f.index, _ = rec["salIndex"].(int32)
+		f.snd, _ = rec["private_sndStamp"].(float64)
+		f.origin, _ = rec["private_origin"].(int32)
+		f.identity, _ = rec["private_identity"].(string)
+		f.seq, _ = rec["private_seqNum"].(int32)
 	}
 	return rec
 }
@@ -552,45 +600,46 @@ func (r *Reader) bad(kind string, err error) {
 
 // accept applies the reference's filters to a decoded record and queues it
 // (or keeps it as history).
-func (r *Reader) accept(rec map[string]any, historical bool) {
+func (r *Reader) accept(rec map[string]any, historical bool, f *facts) {
 	rcv := TAI()
 	rec["private_rcvStamp"] = rcv
-	idx, _ := rec["salIndex"].(int32)
+	idx, snd := f.index, f.snd
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
 		r.drop(rec, func(s *ReaderStats) { s.Filtered++ })
 		return
 	}
-	snd, _ := rec["private_sndStamp"].(float64)
 	if r.track {
-		origin, _ := rec["private_origin"].(int32)
-		ident, _ := rec["private_identity"].(string)
-		seq, _ := rec["private_seqNum"].(int32)
-		k := writerKey{origin: origin, identity: ident, index: idx}
-		st := r.lastSeq[k]
-		if st == nil {
-			st = &seqState{}
-			r.lastSeq[k] = st
-			st.reset(seq, snd, !historical)
-		} else {
-			switch lost, dup := st.next(seq, snd, !historical); {
-			case dup:
-				// A record of this writer seen already (a producer retry
-				// at acks=1 that reached the log twice, perhaps a whole
-				// batch): counted, not delivered.
-				r.drop(rec, func(s *ReaderStats) { s.Duplicates++ })
-				r.in.rl.Log(slog.LevelWarn, "dup:"+r.kname, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
-				return
-			case lost > 0:
-				r.count(func(s *ReaderStats) { s.Lost += lost })
+		k := writerKey{origin: f.origin, identity: f.identity, index: idx}
+		st := r.seqLast
+		if st == nil || k != r.seqKey {
+			if st = r.lastSeq[k]; st == nil {
+				st = &seqState{}
+				r.lastSeq[k] = st
+				st.reset(f.seq, snd, !historical)
+			} else {
+				st = r.nextSeq(rec, st, f.seq, snd, historical, idx)
 			}
+			r.seqKey, r.seqLast = k, st
+		} else {
+			st = r.nextSeq(rec, st, f.seq, snd, historical, idx)
+		}
+		if st == nil {
+			return // a duplicate, dropped
 		}
 	}
-	last, seen := r.lastSnd[idx]
-	if !seen || snd >= last {
-		r.lastSnd[idx] = snd
+	last := r.sndLast
+	if last == nil || idx != r.sndIdx {
+		if last = r.lastSnd[idx]; last == nil {
+			last = &lastStamp{}
+			r.lastSnd[idx] = last
+		}
+		r.sndIdx, r.sndLast = idx, last
+	}
+	if !last.seen || snd >= last.snd {
+		last.snd, last.seen = snd, true
 	} else if r.ordchk && !historical {
 		r.drop(rec, func(s *ReaderStats) { s.OutOfOrder++ })
-		r.in.rl.Log(slog.LevelWarn, "order:"+r.kname, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
+		r.in.rl.Log(slog.LevelWarn, r.kindOrder, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
 		return
 	}
 	if historical {
@@ -610,16 +659,42 @@ func (r *Reader) accept(rec map[string]any, historical bool) {
 	if r.lat != nil {
 		r.lat.Observe(rcv - snd)
 	}
-	r.deliver(rec, false)
+	r.deliver(rec, false, f.checked)
+}
+
+// lastStamp is the newest private_sndStamp a reader saw of one SAL index.
+type lastStamp struct {
+	snd  float64
+	seen bool
+}
+
+// nextSeq files seq of the writer whose state is st and returns st, or
+// nil when the record is a duplicate, which it drops.
+func (r *Reader) nextSeq(rec map[string]any, st *seqState, seq int32, snd float64, historical bool, idx int32) *seqState {
+	switch lost, dup := st.next(seq, snd, !historical); {
+	case dup:
+		// A record of this writer seen already (a producer retry at
+		// acks=1 that reached the log twice, perhaps a whole batch):
+		// counted, not delivered.
+		r.drop(rec, func(s *ReaderStats) { s.Duplicates++ })
+		r.in.rl.Log(slog.LevelWarn, r.kindDup, "topics: duplicate record dropped", "topic", r.topic.String(), "salIndex", idx, "private_seqNum", seq)
+		return nil
+	case lost > 0:
+		r.count(func(s *ReaderStats) { s.Lost += lost })
+	}
+	return st
 }
 
 // deliver checks the bounds the reference does not enforce (counted and
 // logged, never dropped) of a record that passed every filter, and
-// queues it.
-func (r *Reader) deliver(rec map[string]any, historical bool) {
-	if rep := r.val.Check(rec); !rep.OK() {
-		r.count(func(s *ReaderStats) { s.Violations++ })
-		r.in.rl.Log(slog.LevelWarn, "bounds:"+r.kname, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
+// queues it. checked says the decoder found the record obeys them all
+// already (see facts).
+func (r *Reader) deliver(rec map[string]any, historical, checked bool) {
+	if !checked {
+		if rep := r.val.Check(rec); !rep.OK() {
+			r.count(func(s *ReaderStats) { s.Violations++ })
+			r.in.rl.Log(slog.LevelWarn, r.kindBounds, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
+		}
 	}
 	r.push(rec, historical)
 }
@@ -698,7 +773,7 @@ func (in *Instance) Close() {
 		in.mu.Unlock()
 		return
 	}
-	in.state = stateClosed
+	in.setStateLocked(stateClosed)
 	close(in.closed)
 	cancel, cons := in.cancel, in.cons
 	readers := append([]*Reader(nil), in.order...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -74,9 +75,18 @@ type Reader struct {
 	decoders map[int32]*codec.Decoder
 	unknown  map[int32]time.Time // schema ids whose lookup failed, until when not to retry
 	dec      *codec.Decoder
-	lastSnd  map[int32]float64
+	lastSnd  map[int32]*lastStamp
 	lastSeq  map[writerKey]*seqState
 	hist     *history
+	watch    *codec.Watch // the private fields, taken as the native decoder reads them
+	// The last writer and SAL index seen, whose states most records
+	// share: found again without hashing.
+	seqKey  writerKey
+	seqLast *seqState
+	sndIdx  int32
+	sndLast *lastStamp
+	// Log kinds (see ratelog), made once.
+	kindOverflow, kindFill, kindBounds, kindDup, kindOrder, kindRange string
 
 	mu       sync.Mutex
 	q        []map[string]any // ring buffer
@@ -99,6 +109,18 @@ type Reader struct {
 	received atomic.Uint64
 	lat      Observer // end-to-end latency; nil when metrics are off
 }
+
+// watched are the fields the reader's filters read, in the order of
+// Watch.Vals (see the w* constants).
+var watched = [...]string{"salIndex", "private_sndStamp", "private_origin", "private_identity", "private_seqNum"}
+
+const (
+	wIndex = iota
+	wSnd
+	wOrigin
+	wIdentity
+	wSeq
+)
 
 type writerKey struct {
 	origin   int32
@@ -131,7 +153,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		decoders: map[int32]*codec.Decoder{},
 		unknown:  map[int32]time.Time{},
 		dec:      c.Decoder(),
-		lastSnd:  map[int32]float64{},
+		lastSnd:  map[int32]*lastStamp{},
 		lastSeq:  map[writerKey]*seqState{},
 		q:        make([]map[string]any, o.QueueLen),
 		notify:   make(chan struct{}, 1),
@@ -140,6 +162,11 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 	if m := in.d.cfg.Metrics; m != nil {
 		r.lat = m.Latency(in.info(t.SALName, t.Kind.String()))
 	}
+	if r.watch, err = r.dec.NewWatch(watched[:]...); err != nil {
+		return nil, fmt.Errorf("topics: %s: %w", t, err)
+	}
+	r.kindOverflow, r.kindFill, r.kindBounds = "overflow:"+r.kname, "fill:"+r.kname, "bounds:"+r.kname
+	r.kindDup, r.kindOrder, r.kindRange = "dup:"+r.kname, "order:"+r.kname, "range:"+r.kname
 	return r, nil
 }
 
@@ -489,7 +516,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.popLocked()
 		r.stats.Overflow++
 		if r.consumed {
-			r.in.rl.Log(slog.LevelError, "overflow:"+r.kname, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+			r.in.rl.Log(slog.LevelError, r.kindOverflow, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
 		}
 	}
 	if r.inline != nil {
@@ -520,10 +547,20 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		default:
 		}
 	}
+	// A goroutine woken here (the callback's, or one waiting in Next)
+	// waits to run on this goroutine's processor until it yields, and
+	// the poll goroutine yields only between fetches: a fetch of a few
+	// thousand records would fill the queue and drop the oldest while the
+	// consumer never ran. So the poll goroutine yields once as the queue
+	// of a consumed reader reaches half full.
+	yield := r.consumed && r.n == len(r.q)/2
 	r.mu.Unlock()
 	select {
 	case r.notify <- struct{}{}:
 	default:
+	}
+	if yield {
+		runtime.Gosched()
 	}
 }
 
@@ -544,7 +581,7 @@ func (r *Reader) checkFillLocked() {
 		}
 	}
 	if lvl > r.warned && r.consumed {
-		r.in.rl.Log(slog.LevelWarn, "fill:"+r.kname, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+		r.in.rl.Log(slog.LevelWarn, r.kindFill, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
 	}
 	r.warned = lvl
 }

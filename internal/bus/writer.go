@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/internal/kafka"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -55,7 +56,11 @@ type Writer struct {
 	seq     int32
 	data    map[string]any
 	hasData bool
-	bufs    sync.Pool // of *[]byte: encode buffers, see getBuf
+	boxes   codec.Boxes // the stamps' boxes; w.mu held
+	vals    []any       // a record's values in field order while it is encoded; w.mu held
+	known   []bool      // the fields of vals that the stamps set
+	at      stampAt
+	states  sync.Pool // of *sendState: records in flight, with their encode buffers
 
 	written atomic.Uint64
 	failed  atomic.Uint64
@@ -77,6 +82,24 @@ func newWriter(in *Instance, t *salxml.Topic) (*Writer, error) {
 		hasIdx: t.Indexed,
 		boxIdx: int32(in.index),
 	}
+	w.vals = make([]any, w.val.NumFields())
+	w.known = make([]bool, w.val.NumFields())
+	idx := func(name string) int {
+		i := w.val.FieldIndex(name)
+		if i >= 0 {
+			w.known[i] = true
+		}
+		return i
+	}
+	w.at = stampAt{
+		rcv: idx("private_rcvStamp"), rev: idx("private_revCode"), identity: idx("private_identity"),
+		origin: idx("private_origin"), index: -1, snd: idx("private_sndStamp"), kafka: idx("private_kafkaStamp"),
+		efd: idx("private_efdStamp"), seq: idx("private_seqNum"),
+	}
+	if t.Indexed {
+		w.at.index = idx("salIndex")
+	}
+	w.states.New = w.newState
 	// The reference's key: its JSON form, or on telemetry a zero-length
 	// key (not a null one, which a nil slice would send).
 	w.key = append(make([]byte, 0, len(t.Key(in.index))), t.Key(in.index)...)
@@ -176,12 +199,16 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	if err := w.in.writable(); err != nil {
 		return fmt.Errorf("topics: write %s: %w", w.topic, err)
 	}
-	rec["private_rcvStamp"] = 0.0
-	rec["private_revCode"] = w.boxRev
-	rec["private_identity"] = w.in.boxIdentity
-	rec["private_origin"] = w.in.boxOrigin
+	// The stamps that are the same in every record are stored only when
+	// rec does not hold them already (a map written again, as most
+	// writers do with theirs): looking a key up costs a fraction of
+	// storing it.
+	stampSame(rec, w.vals, w.at.rcv, "private_rcvStamp", boxZero)
+	stampSame(rec, w.vals, w.at.rev, "private_revCode", w.boxRev)
+	stampSame(rec, w.vals, w.at.identity, "private_identity", w.in.boxIdentity)
+	stampSame(rec, w.vals, w.at.origin, "private_origin", w.in.boxOrigin)
 	if w.hasIdx {
-		rec["salIndex"] = w.boxIdx
+		stampSame(rec, w.vals, w.at.index, "salIndex", w.boxIdx)
 	}
 	// Stamp under the lock that orders sequence numbers and sends: stamped
 	// outside it, concurrent writes could go out with a newer
@@ -189,9 +216,10 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	// as out of order.
 	start := now()
 	tai := UTCToTAI(start)
-	rec["private_sndStamp"] = tai
-	rec["private_kafkaStamp"] = tai
-	rec["private_efdStamp"] = TAIToUTC(tai)
+	boxTAI := w.boxes.F64(tai)
+	stamp(rec, w.vals, w.at.snd, "private_sndStamp", boxTAI)
+	stamp(rec, w.vals, w.at.kafka, "private_kafkaStamp", boxTAI)
+	stamp(rec, w.vals, w.at.efd, "private_efdStamp", w.boxes.F64(TAIToUTC(tai)))
 	auto := seq == 0
 	if auto {
 		if w.seq >= maxSeqNum {
@@ -199,64 +227,121 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 		}
 		seq = w.seq + 1
 	}
-	rec["private_seqNum"] = seq
-	if err := w.val.Validate(rec); err != nil {
-		w.failed.Add(1)
-		return err
+	stamp(rec, w.vals, w.at.seq, "private_seqNum", w.boxes.I32(seq))
+	// One look-up per field for validation and encoding: Values gathers
+	// the values of a record that is complete and canonical, which is the
+	// usual case, taking the stamps from w.vals; any other record goes
+	// through Validate (conversions, defaults filled in place, errors)
+	// first.
+	if !w.val.Values(rec, w.vals, w.known) {
+		if err := w.val.Validate(rec); err != nil {
+			clear(w.vals)
+			w.failed.Add(1)
+			return err
+		}
+		if !w.val.Values(rec, w.vals, w.known) {
+			clear(w.vals)
+			w.failed.Add(1)
+			return fmt.Errorf("topics: encode %s: record not complete after validation", w.topic)
+		}
 	}
-	bp := w.getBuf()
-	buf, err := w.codec.Append(codec.AppendHeader(*bp, w.id), rec)
+	st := w.states.Get().(*sendState)
+	buf, err := w.codec.AppendValues(codec.AppendHeader(st.buf[:0], w.id), w.vals)
+	clear(w.vals) // hold no reference to the application's values
 	if err != nil {
-		w.putBuf(bp, buf)
+		w.putState(st, buf)
 		w.failed.Add(1)
 		return fmt.Errorf("topics: encode %s: %w", w.topic, err)
 	}
 	if auto {
 		w.seq = seq
 	}
-	w.in.d.prod.Produce(ctx, w.kname, w.key, buf, func(p int32, off int64, err error) {
-		// The Kafka client is done with buf once it reports the outcome.
-		w.putBuf(bp, buf)
-		if err != nil {
-			w.failed.Add(1)
-			err = fmt.Errorf("topics: write %s: %w", w.topic, err)
-		} else {
-			w.written.Add(1)
-		}
-		if done == nil && w.lat == nil {
-			return
-		}
-		lat := now().Sub(start)
-		if w.lat != nil && err == nil {
-			w.lat.Observe(lat.Seconds())
-		}
-		if done != nil {
-			done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: lat}, err)
-		}
-	})
+	st.w, st.buf, st.start, st.seq, st.done = w, buf, start, seq, done
+	w.in.d.prod.Produce(ctx, &st.msg, w.kname, w.key, buf, start, st)
 	return nil
 }
 
-// getBuf returns an empty encode buffer. Buffers are recycled once the
-// Kafka client reported the outcome of the record that used them: a fresh
-// buffer per record (3.4 KB for MTM1M3 forceActuatorData) cost page faults
-// on fresh memory and garbage collections, about a third of the
-// asynchronous write throughput on the embedded broker.
-func (w *Writer) getBuf() *[]byte {
-	if bp, ok := w.bufs.Get().(*[]byte); ok {
-		return bp
+// boxZero is private_rcvStamp as a writer writes it.
+var boxZero any = 0.0
+
+// stampSame stores v under k unless rec holds that very value already,
+// and as vals[i] if i >= 0.
+func stampSame(rec map[string]any, vals []any, i int, k string, v any) {
+	if old, ok := rec[k]; !ok || !codec.Same(old, v) {
+		rec[k] = v
 	}
-	b := make([]byte, 0, codec.HeaderLen+w.codec.SizeHint())
-	return &b
+	if i >= 0 {
+		vals[i] = v
+	}
 }
 
-// putBuf returns buf (which bp's buffer may have grown into) to the pool.
-func (w *Writer) putBuf(bp *[]byte, buf []byte) {
-	if cap(buf) > 4*(codec.HeaderLen+w.codec.SizeHint())+64<<10 {
-		return // grown by one huge record: let it go
+// stamp stores v under k, and as vals[i] if i >= 0.
+func stamp(rec map[string]any, vals []any, i int, k string, v any) {
+	rec[k] = v
+	if i >= 0 {
+		vals[i] = v
 	}
-	*bp = buf[:0]
-	w.bufs.Put(bp)
+}
+
+// stampAt holds the field indexes of the stamps (-1 for a field the topic
+// lacks, which validation then reports as unknown).
+type stampAt struct {
+	rcv, rev, identity, origin, index, snd, kafka, efd, seq int
+}
+
+// sendState is a record in flight: its Kafka message, its encode buffer
+// and what its acknowledgement needs. They are pooled per writer
+// (Writer.states), with their buffers: a fresh buffer per record (3.4 KB
+// for MTM1M3 forceActuatorData) cost page faults on fresh memory and
+// garbage collections, about a third of the asynchronous write
+// throughput on the embedded broker.
+type sendState struct {
+	msg   kafka.Message
+	w     *Writer
+	buf   []byte
+	start time.Time
+	seq   int32
+	done  func(WriteResult, error)
+}
+
+// Acked runs on a franz-go goroutine once the broker acknowledged the
+// record or it failed.
+func (st *sendState) Acked(p int32, off int64, err error) {
+	w, start, seq, done := st.w, st.start, st.seq, st.done
+	// The Kafka client is done with the buffer once it reports the outcome.
+	w.putState(st, st.buf)
+	if err != nil {
+		w.failed.Add(1)
+		err = fmt.Errorf("topics: write %s: %w", w.topic, err)
+	} else {
+		w.written.Add(1)
+	}
+	if done == nil && w.lat == nil {
+		return
+	}
+	lat := now().Sub(start)
+	if w.lat != nil && err == nil {
+		w.lat.Observe(lat.Seconds())
+	}
+	if done != nil {
+		done(WriteResult{SeqNum: seq, Partition: p, Offset: off, Latency: lat}, err)
+	}
+}
+
+// newState makes a sendState with a buffer for any record of the topic
+// whose strings are short (see codec.SizeHint).
+func (w *Writer) newState() any {
+	return &sendState{buf: make([]byte, 0, codec.HeaderLen+w.codec.SizeHint())}
+}
+
+// putState returns st to the pool with buf (which st's buffer may have
+// grown into), unless one huge record grew it.
+func (w *Writer) putState(st *sendState, buf []byte) {
+	if cap(buf) > 4*(codec.HeaderLen+w.codec.SizeHint())+64<<10 {
+		buf = nil
+	}
+	*st = sendState{buf: buf[:0]}
+	w.states.Put(st)
 }
 
 // Set updates the writer's current data with fields (nil values leave a

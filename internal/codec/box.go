@@ -41,6 +41,10 @@ var (
 	typFloat32  = typeWord(float32(0))
 	typFloat64  = typeWord(float64(0))
 	typInt32    = typeWord(int32(0))
+	typInt16    = typeWord(int16(0))
+	typUint16   = typeWord(uint16(0))
+	typUint32   = typeWord(uint32(0))
+	typInt64    = typeWord(int64(0))
 	typFloat32s = typeWord([]float32(nil))
 	typFloat64s = typeWord([]float64(nil))
 )
@@ -96,6 +100,19 @@ func (s *dstate) boxI32(v int32) any {
 	return boxAt(typInt32, p)
 }
 
+// boxSmall boxes v, an integer no larger than a slot of *slab, in the next
+// free slot, or as usual if the slab is used up. Values from 0 to 255 box
+// without allocating anyway.
+func boxSmall[S float32 | float64, T int16 | uint16 | uint32 | int64](slab *[]S, typ unsafe.Pointer, v T) any {
+	if len(*slab) == 0 || uint64(v) < 256 {
+		return v
+	}
+	p := unsafe.Pointer(&(*slab)[0])
+	*(*T)(p) = v
+	*slab = (*slab)[1:]
+	return boxAt(typ, p)
+}
+
 // boxSlice boxes the slice header v as type typ in the next free slot of
 // the header slab, or as usual if there is none.
 func boxSlice[T float32 | float64](s *dstate, typ unsafe.Pointer, v []T) any {
@@ -129,4 +146,50 @@ func (c *lastString) get(b []byte) any {
 	v = string(b)
 	c.v.Store(v)
 	return v
+}
+
+// Boxes boxes float64 and int32 values into slabs it allocates a chunk at
+// a time, as a fresh record's decode does, for code that boxes a few
+// values per record (the writer's stamps): one allocation per boxChunk
+// values instead of one per value. Each slot is written once, so the
+// boxed values are as immutable as the runtime's copies. The zero value
+// is ready; a Boxes is not safe for concurrent use.
+type Boxes struct {
+	slab []uint64
+}
+
+// boxChunk is how many values a Boxes slab holds.
+const boxChunk = 128
+
+func (b *Boxes) slot() unsafe.Pointer {
+	if len(b.slab) == 0 {
+		b.slab = make([]uint64, boxChunk)
+	}
+	p := unsafe.Pointer(&b.slab[0])
+	b.slab = b.slab[1:]
+	return p
+}
+
+// F64 returns v boxed.
+func (b *Boxes) F64(v float64) any {
+	p := b.slot()
+	*(*float64)(p) = v
+	return boxAt(typFloat64, p)
+}
+
+// I32 returns v boxed (values below 256 box without allocating anyway).
+func (b *Boxes) I32(v int32) any {
+	if uint32(v) < 256 {
+		return v
+	}
+	p := b.slot()
+	*(*int32)(p) = v
+	return boxAt(typInt32, p)
+}
+
+// Same reports whether a and b are the same boxed value: the same type
+// and the same pointer, which is what a value stored once and read back
+// is (values compared equal but boxed apart are not the same).
+func Same(a, b any) bool {
+	return *(*eface)(unsafe.Pointer(&a)) == *(*eface)(unsafe.Pointer(&b))
 }

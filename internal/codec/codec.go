@@ -184,135 +184,164 @@ func (c *Codec) Append(dst []byte, rec map[string]any) ([]byte, error) {
 		if !ok {
 			return dst[:start], c.fieldError(op, "missing")
 		}
-		if op.nullable {
-			if v == nil {
-				dst = append(dst, 0) // union branch 0: null
-				continue
-			}
-			dst = append(dst, 2) // union branch 1, zigzag encoded
+		var err error
+		if dst, err = c.appendValue(dst, op, v); err != nil {
+			return dst[:start], err
 		}
-		switch op.kind {
-		case kF64:
-			x, ok := v.(float64)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendDouble(dst, x)
-		case kF32:
-			x, ok := v.(float32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendFloat(dst, x)
-		case kI32:
-			x, ok := v.(int32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, int64(x))
-		case kString:
-			x, ok := v.(string)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendString(dst, x)
-		case kF32s:
-			x, ok := v.([]float32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendFloats(dst, x)
-		case kF64s:
-			x, ok := v.([]float64)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendDoubles(dst, x)
-		case kBool:
-			x, ok := v.(bool)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendBool(dst, x)
-		case kU8:
-			x, ok := v.(uint8)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, int64(x))
-		case kI16:
-			x, ok := v.(int16)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, int64(x))
-		case kI64:
-			x, ok := v.(int64)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, x)
-		case kU16:
-			x, ok := v.(uint16)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, int64(x))
-		case kU32:
-			x, ok := v.(uint32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendLong(dst, int64(x))
-		case kBools:
-			x, ok := v.([]bool)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendBools(dst, x)
-		case kU8s:
-			x, ok := v.([]uint8)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kI16s:
-			x, ok := v.([]int16)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kI32s:
-			x, ok := v.([]int32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kI64s:
-			x, ok := v.([]int64)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kU16s:
-			x, ok := v.([]uint16)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kU32s:
-			x, ok := v.([]uint32)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendInts(dst, x)
-		case kStrings:
-			x, ok := v.([]string)
-			if !ok {
-				return dst[:start], c.typeError(op, v)
-			}
-			dst = appendStrings(dst, x)
+	}
+	return dst, nil
+}
+
+// AppendValues is Append of a record given as its values in the topic's
+// field order (vals[i] is the value of field i), as
+// validate.Validator.Values gathers them: the record's fields are then
+// looked up once, not once to validate and again to encode. It fails if
+// len(vals) is not the number of fields.
+func (c *Codec) AppendValues(dst []byte, vals []any) ([]byte, error) {
+	if len(vals) != len(c.enc) {
+		return dst, fmt.Errorf("codec: %s: %d values for %d fields", c.topic, len(vals), len(c.enc))
+	}
+	start := len(dst)
+	dst = grow(dst, c.hint)
+	for i := range c.enc {
+		var err error
+		if dst, err = c.appendValue(dst, &c.enc[i], vals[i]); err != nil {
+			return dst[:start], err
 		}
+	}
+	return dst, nil
+}
+
+// appendValue appends the encoding of v as the value of op's field; on
+// error dst may hold part of it.
+func (c *Codec) appendValue(dst []byte, op *encOp, v any) ([]byte, error) {
+	if op.nullable {
+		if v == nil {
+			return append(dst, 0), nil // union branch 0: null
+		}
+		dst = append(dst, 2) // union branch 1, zigzag encoded
+	}
+	switch op.kind {
+	case kF64:
+		x, ok := v.(float64)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendDouble(dst, x)
+	case kF32:
+		x, ok := v.(float32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendFloat(dst, x)
+	case kI32:
+		x, ok := v.(int32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, int64(x))
+	case kString:
+		x, ok := v.(string)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendString(dst, x)
+	case kF32s:
+		x, ok := v.([]float32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendFloats(dst, x)
+	case kF64s:
+		x, ok := v.([]float64)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendDoubles(dst, x)
+	case kBool:
+		x, ok := v.(bool)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendBool(dst, x)
+	case kU8:
+		x, ok := v.(uint8)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, int64(x))
+	case kI16:
+		x, ok := v.(int16)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, int64(x))
+	case kI64:
+		x, ok := v.(int64)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, x)
+	case kU16:
+		x, ok := v.(uint16)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, int64(x))
+	case kU32:
+		x, ok := v.(uint32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendLong(dst, int64(x))
+	case kBools:
+		x, ok := v.([]bool)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendBools(dst, x)
+	case kU8s:
+		x, ok := v.([]uint8)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kI16s:
+		x, ok := v.([]int16)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kI32s:
+		x, ok := v.([]int32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kI64s:
+		x, ok := v.([]int64)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kU16s:
+		x, ok := v.([]uint16)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kU32s:
+		x, ok := v.([]uint32)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendInts(dst, x)
+	case kStrings:
+		x, ok := v.([]string)
+		if !ok {
+			return dst, c.typeError(op, v)
+		}
+		dst = appendStrings(dst, x)
 	}
 	return dst, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/lsst-sal/salgo/xml"
@@ -43,6 +44,10 @@ type step struct {
 	n     *node
 	skip  *skipper
 	str   *lastString // stString: the last value
+	array bool        // the reader field is an array (DecodeInto can reuse it)
+	// count and maxLen are the reader field's Count (1 for a scalar) and
+	// string bound in bytes (0 for none), for Watch.Suspect.
+	count, maxLen int
 }
 
 type stepOp uint8
@@ -218,13 +223,14 @@ func newNativeDecoder(t *xml.Topic, topic string) *Decoder {
 		if r.nullable {
 			n = &node{op: opUnion, alts: []*node{nullNode(r), n}}
 		}
-		d.addStep(makeStep(f.Name, f.Name, n), r.count)
+		d.addStep(makeStep(f.Name, f.Name, n), f)
 	}
 	return d
 }
 
-// addStep appends st; count is the reader field's Count.
-func (d *Decoder) addStep(st step, count int) {
+// addStep appends st, the step of reader field f.
+func (d *Decoder) addStep(st step, f *xml.Field) {
+	count := shapeOf(f).count
 	switch st.op {
 	case stFloats:
 		d.nf32 += count
@@ -246,7 +252,23 @@ func (d *Decoder) addStep(st step, count int) {
 		d.sc64++
 		d.minWire += 8
 		d.minWireScalars += 8
+	case stValue:
+		// A scalar read by value() is boxed from the slabs too; any
+		// writer value takes at least a byte.
+		if st.n.op == opScalar {
+			switch st.n.sal {
+			case xml.Short, xml.UnsignedShort, xml.UnsignedInt, xml.Int, xml.Long, xml.Float:
+				d.sc32++
+				d.minWire++
+				d.minWireScalars++
+			case xml.LongLong, xml.Double:
+				d.sc64++
+				d.minWire++
+				d.minWireScalars++
+			}
+		}
 	}
+	st.array, st.count, st.maxLen = count > 1, count, f.MaxLen()
 	d.steps = append(d.steps, st)
 }
 
@@ -260,7 +282,7 @@ func (d *Decoder) addStep(st step, count int) {
 // DecodeIssues to see those of one record.
 func (d *Decoder) Decode(src []byte) (map[string]any, error) {
 	rec := make(map[string]any, d.nfields)
-	if _, err := d.decode(src, rec, false); err != nil {
+	if _, err := d.decode(src, rec, false, nil); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -294,7 +316,119 @@ func (d *Decoder) DecodeIssues(src []byte, rec map[string]any) (Issues, error) {
 	}
 	// An empty map has nothing to reuse: decode as Decode does, with
 	// shared backing arrays.
-	return d.decode(src, rec, len(rec) != 0)
+	return d.decode(src, rec, len(rec) != 0, nil)
+}
+
+// Watch is what a decode reports besides the record, for a reader that
+// files and checks every record it decodes: the values of some scalar
+// fields, taken as they are decoded instead of looked up in the record
+// afterwards, and whether any value could break a rule of the read-side
+// check (validate.Validator.Check). Make it with NewWatch; it belongs to
+// one decoder and is not safe for concurrent use.
+type Watch struct {
+	// Vals holds, after DecodeWatch, the value of each field named to
+	// NewWatch, in that order (nil for a field the topic lacks).
+	Vals []any
+	// Suspect is set by DecodeWatch when a decoded value may break a rule
+	// of the check: an array whose length is not its field's Count, a
+	// string longer than its field's bound (xml.Field.MaxLen) or not valid
+	// UTF-8, a nil for a field that is not nullable. It errs on the side
+	// of suspicion; when it is false, every field was set to a value of
+	// its canonical type that obeys those rules.
+	Suspect bool
+	dec     *Decoder
+	slots   []int // per step, the index in Vals or -1
+	dslots  []int // per default, likewise
+}
+
+// NewWatch returns a Watch of the named fields for DecodeWatch. Array
+// fields cannot be watched: naming one is an error.
+func (d *Decoder) NewWatch(names ...string) (*Watch, error) {
+	w := &Watch{Vals: make([]any, len(names)), dec: d, slots: make([]int, len(d.steps)), dslots: make([]int, len(d.defaults))}
+	find := func(name string) int {
+		for i, n := range names {
+			if n == name {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range d.steps {
+		w.slots[i] = -1
+		if st := &d.steps[i]; st.op != stSkip {
+			if w.slots[i] = find(st.name); w.slots[i] >= 0 && st.array {
+				return nil, fmt.Errorf("codec: %s: field %s is an array: it cannot be watched", d.topic, st.name)
+			}
+		}
+	}
+	for i := range d.defaults {
+		if w.dslots[i] = find(d.defaults[i].name); w.dslots[i] >= 0 && d.defaults[i].n.array {
+			return nil, fmt.Errorf("codec: %s: field %s is an array: it cannot be watched", d.topic, d.defaults[i].name)
+		}
+	}
+	return w, nil
+}
+
+// DecodeWatch decodes as DecodeIssues does and fills w (see Watch), which
+// must come from this decoder's NewWatch.
+func (d *Decoder) DecodeWatch(src []byte, rec map[string]any, w *Watch) (Issues, error) {
+	if rec == nil {
+		return Issues{}, fmt.Errorf("codec: %s: DecodeWatch needs a non-nil map", d.topic)
+	}
+	if w == nil || w.dec != d {
+		return Issues{}, fmt.Errorf("codec: %s: DecodeWatch needs a Watch of this decoder", d.topic)
+	}
+	return d.decode(src, rec, len(rec) != 0, w)
+}
+
+// validString says whether b is a valid value of the step's string field:
+// valid UTF-8 and within its bound.
+func (st *step) validString(b []byte) bool {
+	return (st.maxLen == 0 || len(b) <= st.maxLen) && utf8.Valid(b)
+}
+
+// validValue says whether v, decoded by value(), obeys the rules Watch
+// watches: arrays of Count items, strings within their bound, nil only
+// for a nullable field. An array of strings is always suspect.
+func (st *step) validValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return st.n.op == opUnion && nullableNode(st.n)
+	case string:
+		return !st.array && (st.maxLen == 0 || len(x) <= st.maxLen) && utf8.ValidString(x)
+	case []bool:
+		return st.array && len(x) == st.count
+	case []uint8:
+		return st.array && len(x) == st.count
+	case []int16:
+		return st.array && len(x) == st.count
+	case []int32:
+		return st.array && len(x) == st.count
+	case []int64:
+		return st.array && len(x) == st.count
+	case []uint16:
+		return st.array && len(x) == st.count
+	case []uint32:
+		return st.array && len(x) == st.count
+	case []float32:
+		return st.array && len(x) == st.count
+	case []float64:
+		return st.array && len(x) == st.count
+	case []string:
+		return false
+	}
+	return !st.array
+}
+
+// nullableNode says whether the union node n is of a nullable reader
+// field: its null branch reads as nil.
+func nullableNode(n *node) bool {
+	for _, a := range n.alts {
+		if a.op == opNull {
+			return a.nullable
+		}
+	}
+	return false
 }
 
 // Stats returns the issues counted by every decode so far (Field is
@@ -304,7 +438,7 @@ func (d *Decoder) Stats() Issues { return d.stats.load() }
 // Topic returns the reader topic's "Component.salName".
 func (d *Decoder) Topic() string { return d.topic }
 
-func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, error) {
+func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (Issues, error) {
 	s := dstate{b: src}
 	// One allocation for the values instead of one per value (see
 	// box.go), and only when src is long enough to hold what fills it.
@@ -317,89 +451,129 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 		// Reused slices need no boxing; scalars do.
 		s.slabs(d.sc32, d.sc64)
 	}
+	if w != nil {
+		w.Suspect = false
+		clear(w.Vals)
+	}
 	for i := range d.steps {
 		st := &d.steps[i]
+		var v any // the field's value, once in rec
 		switch st.op {
 		case stDouble:
 			if len(s.b)-s.off < 8 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			rec[st.name] = s.boxF64(math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:])))
+			v = s.boxF64(math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:])))
+			rec[st.name] = v
 			s.off += 8
 		case stFloat:
 			if len(s.b)-s.off < 4 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			rec[st.name] = s.boxF32(math.Float32frombits(binary.LittleEndian.Uint32(s.b[s.off:])))
+			v = s.boxF32(math.Float32frombits(binary.LittleEndian.Uint32(s.b[s.off:])))
+			rec[st.name] = v
 			s.off += 4
 		case stInt:
-			v, err := s.int32()
+			x, err := s.int32()
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
-			rec[st.name] = s.boxI32(v)
+			v = s.boxI32(x)
+			rec[st.name] = v
 		case stString:
 			b, err := s.bytes()
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
+			if w != nil && !st.validString(b) {
+				w.Suspect = true
+			}
 			if reuse {
 				if old, ok := rec[st.name].(string); ok && old == string(b) {
-					continue
+					v = old
+					break
 				}
 			}
-			rec[st.name] = st.str.get(b)
+			v = st.str.get(b)
+			rec[st.name] = v
 		case stFloats:
-			if v := oneBlock(&s, &s.f32); v != nil {
-				rec[st.name] = s.boxF32s(v)
-				continue
+			if x := oneBlock(&s, &s.f32); x != nil {
+				v = s.boxF32s(x)
+				rec[st.name] = v
+				if w != nil && len(x) != st.count {
+					w.Suspect = true
+				}
+				break
 			}
 			var old []float32
 			if reuse {
 				old, _ = rec[st.name].([]float32)
 			}
-			v, inPlace, err := s.floats(old, reuse)
+			x, inPlace, err := s.floats(old, reuse)
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
 			if !inPlace {
-				rec[st.name] = s.boxF32s(v)
+				v = s.boxF32s(x)
+				rec[st.name] = v
+			}
+			if w != nil && len(x) != st.count {
+				w.Suspect = true
 			}
 		case stDoubles:
-			if v := oneBlock(&s, &s.f64); v != nil {
-				rec[st.name] = s.boxF64s(v)
-				continue
+			if x := oneBlock(&s, &s.f64); x != nil {
+				v = s.boxF64s(x)
+				rec[st.name] = v
+				if w != nil && len(x) != st.count {
+					w.Suspect = true
+				}
+				break
 			}
 			var old []float64
 			if reuse {
 				old, _ = rec[st.name].([]float64)
 			}
-			v, inPlace, err := s.doubles(old, reuse)
+			x, inPlace, err := s.doubles(old, reuse)
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
 			if !inPlace {
-				rec[st.name] = s.boxF64s(v)
+				v = s.boxF64s(x)
+				rec[st.name] = v
+			}
+			if w != nil && len(x) != st.count {
+				w.Suspect = true
 			}
 		case stSkip:
 			if err := s.skip(st.skip); err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
+			continue
 		default:
 			var old any
-			if reuse {
-				old = rec[st.name]
+			if reuse && st.array {
+				old = rec[st.name] // arrays are overwritten in place
 			}
-			v, inPlace, err := s.value(st.n, old, reuse)
+			x, inPlace, err := s.value(st.n, old, reuse)
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
 			if !inPlace {
-				rec[st.name] = v
+				rec[st.name] = x
+			}
+			v = x
+			if inPlace {
+				v = old
+			}
+			if w != nil && !st.validValue(v) {
+				w.Suspect = true
 			}
 			if s.issues.Field == "" && !s.issues.Zero() {
 				s.issues.Field = st.name
 			}
+		}
+		if w != nil && w.slots[i] >= 0 {
+			w.Vals[w.slots[i]] = v
 		}
 	}
 	if s.off != len(s.b) {
@@ -412,8 +586,12 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool) (Issues, er
 		if reuse && df.n.array {
 			old = rec[df.name]
 		}
-		if v, inPlace := defaultValue(df.n, old, reuse); !inPlace {
+		v, inPlace := defaultValue(df.n, old, reuse)
+		if !inPlace {
 			rec[df.name] = v
+		}
+		if w != nil && w.dslots[i] >= 0 {
+			w.Vals[w.dslots[i]] = v
 		}
 	}
 	if !s.issues.Zero() {
@@ -874,6 +1052,8 @@ func (s *dstate) value(n *node, old any, reuse bool) (any, bool, error) {
 	return nil, false, errCorrupt
 }
 
+// scalar reads a scalar, boxed from the slabs when they have room (see
+// box.go).
 func (s *dstate) scalar(n *node) (any, error) {
 	switch n.sal {
 	case xml.Boolean:
@@ -881,19 +1061,26 @@ func (s *dstate) scalar(n *node) (any, error) {
 	case xml.Byte:
 		return itemU8(s, n)
 	case xml.Short:
-		return itemI16(s, n)
+		v, err := itemI16(s, n)
+		return boxSmall(&s.f32, typInt16, v), err
 	case xml.Int, xml.Long:
-		return itemI32(s, n)
+		v, err := itemI32(s, n)
+		return s.boxI32(v), err
 	case xml.LongLong:
-		return itemI64(s, n)
+		v, err := itemI64(s, n)
+		return boxSmall(&s.f64, typInt64, v), err
 	case xml.UnsignedShort:
-		return itemU16(s, n)
+		v, err := itemU16(s, n)
+		return boxSmall(&s.f32, typUint16, v), err
 	case xml.UnsignedInt:
-		return itemU32(s, n)
+		v, err := itemU32(s, n)
+		return boxSmall(&s.f32, typUint32, v), err
 	case xml.Float:
-		return itemF32(s, n)
+		v, err := itemF32(s, n)
+		return s.boxF32(v), err
 	case xml.Double:
-		return itemF64(s, n)
+		v, err := itemF64(s, n)
+		return s.boxF64(v), err
 	case xml.String:
 		return itemString(s, n)
 	}

@@ -76,7 +76,7 @@ func NewResolving(writerSchema string, reader *xml.Topic) (*Decoder, error) {
 			return nil, fmt.Errorf("%w: %s: field %s: %v", ErrIncompatible, topic, rf.Name, err)
 		}
 		used[rf.Name] = true
-		d.addStep(makeStep(rf.Name, wf.Name(), n), r.count)
+		d.addStep(makeStep(rf.Name, wf.Name(), n), rf)
 	}
 	for _, f := range reader.Fields {
 		if used[f.Name] {

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -129,6 +131,10 @@ func ParseAcks(s string) (string, error) {
 type Producer struct {
 	cl  *kgo.Client
 	adm *kadm.Client
+	// maxRecs is the client's MaxBufferedRecords, or 0 when a limit on
+	// buffered bytes is set too: see Produce.
+	maxRecs  int64
+	inflight atomic.Int64 // records produced whose promise has not run yet
 }
 
 // NewProducer makes a producer with no linger (as the reference), the
@@ -167,7 +173,12 @@ func NewProducer(c Config) (*Producer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
 	}
-	return &Producer{cl: cl, adm: kadm.NewClient(cl)}, nil
+	p := &Producer{cl: cl, adm: kadm.NewClient(cl)}
+	if maxBytes, _ := cl.OptValue(kgo.MaxBufferedBytes).(int); maxBytes == 0 {
+		maxRecs, _ := cl.OptValue(kgo.MaxBufferedRecords).(int)
+		p.maxRecs = int64(maxRecs)
+	}
+	return p, nil
 }
 
 // Ping checks that a broker answers within ctx.
@@ -180,28 +191,73 @@ func ping(ctx context.Context, cl *kgo.Client) error {
 	return nil
 }
 
-// Produce sends a record asynchronously; done runs once the broker
-// acknowledged it (or it failed), on a franz-go goroutine, serially.
-func (p *Producer) Produce(ctx context.Context, topic string, key, value []byte, done func(partition int32, offset int64, err error)) {
-	// Once buffered, a record must not be cancelable: franz-go fails a
-	// whole buffered batch when the context of its first record ends, be
-	// it the record's own Context or the ctx given to Produce. A command
-	// handler's cancelled context would take the CMD_ABORTED ack written
-	// after it down too, and a Write that gave up while no broker answered
-	// would fail the records of other writers buffered behind it (seen in
-	// internal/faults). So ctx only bounds waiting for buffer space: pctx
-	// is cancelled if ctx ends while Produce still blocks; callers bound
-	// their wait for the ack. (A ctx ending within the instant between
-	// buffering and stop still cancels pctx.)
-	base := context.WithoutCancel(ctx)
-	r := &kgo.Record{Topic: topic, Key: key, Value: value, Context: base}
+// Acker is told the outcome of a produced record.
+type Acker interface {
+	// Acked runs once the broker acknowledged the record (err nil) or it
+	// failed, on a franz-go goroutine, one call at a time: it must not
+	// block.
+	Acked(partition int32, offset int64, err error)
+}
+
+// Message is a record in flight, owned by the caller of Produce until
+// its Acker is told the outcome: franz-go's record, and who to tell. A
+// caller that produces many records keeps its Messages in a pool (the
+// writer embeds one in its per-record state). franz-go calls the promise
+// with the record, the first field, which leads back to the Message;
+// franz-go no longer touches the record once its promise ran.
+type Message struct {
+	rec kgo.Record
+	p   *Producer
+	a   Acker
+}
+
+// promise is every record's franz-go promise.
+func promise(r *kgo.Record, err error) {
+	m := (*Message)(unsafe.Pointer(r))
+	p, a, part, off := m.p, m.a, r.Partition, r.Offset
+	*m = Message{}
+	p.inflight.Add(-1)
+	a.Acked(part, off, err)
+}
+
+// bufferMargin is how far below franz-go's MaxBufferedRecords a record
+// may be produced without a cancelable wait: franz-go counts a record as
+// buffered until just after its promise returned, Produce's count until
+// just before, so the two differ by the promises running.
+const bufferMargin = 64
+
+// Produce sends a record asynchronously with m, which the caller must not
+// touch until a (not nil) is told the outcome (see Acker). ts is the
+// record's timestamp (the caller has read the clock already; franz-go
+// would read it again).
+//
+// Once buffered, a record must not be cancelable: franz-go fails a whole
+// buffered batch when the context of its first record ends, be it the
+// record's own Context or the ctx given to franz-go's Produce. A command
+// handler's cancelled context would take the CMD_ABORTED ack written
+// after it down too, and a Write that gave up while no broker answered
+// would fail the records of other writers buffered behind it (seen in
+// internal/faults). So ctx only bounds waiting for buffer space, and
+// callers bound their wait for the ack. While fewer records than the
+// client's buffer holds are in flight, which is the usual case, franz-go
+// cannot block, and the record goes to it with ctx's values but no
+// cancellation. Only when the buffer may be full does Produce pay for a
+// context that ctx cancels while franz-go waits for space (a ctx ending
+// within the instant between buffering and stop still cancels it).
+func (p *Producer) Produce(ctx context.Context, m *Message, topic string, key, value []byte, ts time.Time, a Acker) {
+	base, cancelable := ctx, ctx.Done() != nil
+	if cancelable {
+		base = context.WithoutCancel(ctx)
+	}
+	m.rec = kgo.Record{Topic: topic, Key: key, Value: value, Timestamp: ts, Context: base}
+	m.p, m.a = p, a
+	if n := p.inflight.Add(1); !cancelable || n <= p.maxRecs-bufferMargin {
+		p.cl.Produce(base, &m.rec, promise)
+		return
+	}
 	pctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(ctx, cancel)
-	p.cl.Produce(pctx, r, func(r *kgo.Record, err error) {
-		if done != nil {
-			done(r.Partition, r.Offset, err)
-		}
-	})
+	p.cl.Produce(pctx, &m.rec, promise)
 	stop()
 }
 
