@@ -27,7 +27,9 @@ type Config struct {
 	// ReadOnly makes a Remote that sends no commands (and reads no acks).
 	ReadOnly bool
 	// Include, if not empty, names the only events and telemetry topics
-	// read (bare, SAL or attribute names); commands are not filtered.
+	// read (bare, SAL or attribute names; a bare name that is both an
+	// event and a telemetry topic names both, as in ts_salobj); commands
+	// are not filtered.
 	Include []string
 	// Exclude names events and telemetry topics not to read. Include and
 	// Exclude cannot both be set.
@@ -100,13 +102,18 @@ func (r *Remote) build(cfg Config) error {
 		to    *[]string
 	}{{cfg.Include, &include}, {cfg.Exclude, &exclude}} {
 		for _, n := range list.names {
-			t, err := r.comp.Lookup(salxml.Event, n)
-			if err != nil {
-				if t, err = r.comp.Lookup(salxml.Telemetry, n); err != nil {
-					return fmt.Errorf("remote: %s has no event or telemetry topic %q", r.comp.Name, n)
+			// A bare name may be an event and a telemetry topic at once
+			// (Test's scalars): it names both, as in ts_salobj.
+			found := false
+			for _, k := range []salxml.Kind{salxml.Event, salxml.Telemetry} {
+				if t, err := r.comp.Lookup(k, n); err == nil {
+					*list.to = append(*list.to, t.SALName)
+					found = true
 				}
 			}
-			*list.to = append(*list.to, t.SALName)
+			if !found {
+				return fmt.Errorf("remote: %s has no event or telemetry topic %q", r.comp.Name, n)
+			}
 		}
 	}
 	wanted := func(t *salxml.Topic) bool {
@@ -231,7 +238,7 @@ func (r *Remote) reader(k salxml.Kind, name string, m map[string]*topics.Reader)
 	}
 	rd := m[t.Name()]
 	if rd == nil {
-		return nil, fmt.Errorf("remote: %w: the %s Remote does not read %s %s (left out by its include or exclude list)", ErrNoSuchTopic, r.Name(), k, t.Name())
+		return nil, fmt.Errorf("%w: the %s Remote does not read %s %s (left out by its include or exclude list)", ErrNoSuchTopic, r.Name(), k, t.Name())
 	}
 	return rd, nil
 }

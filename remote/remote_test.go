@@ -337,6 +337,15 @@ func TestRemote_Names(t *testing.T) {
 	if got := r.TelemetryNames(); !slices.Equal(got, []string{"scalars"}) {
 		t.Errorf("telemetry with Include: %v", got)
 	}
+	// A bare name that is both an event and a telemetry topic names both,
+	// as ts_salobj's include and exclude lists do.
+	both := newRemote(t, d, 1, remote.Config{Include: []string{"scalars"}, ReadOnly: true})
+	if ev, tel := both.EventNames(), both.TelemetryNames(); !slices.Equal(ev, []string{"scalars"}) || !slices.Equal(tel, []string{"scalars"}) {
+		t.Errorf("Include scalars: events %v, telemetry %v; want both scalars", ev, tel)
+	}
+	if _, err := both.Event("summaryState"); err == nil || strings.Count(err.Error(), "remote:") != 1 {
+		t.Errorf("Event of a topic left out: %v, want one remote: prefix", err)
+	}
 	for _, n := range []string{"summaryState", "logevent_summaryState", "evt_summaryState"} {
 		if rd, err := r.Event(n); err != nil || rd.Topic().SALName != "logevent_summaryState" {
 			t.Errorf("Event(%q): %v, %v", n, rd, err)

@@ -88,7 +88,8 @@ func WithQueueLen(n int) RoleOption {
 func WithReadOnly() RemoteOption { return remoteOpt(func(c *remote.Config) { c.ReadOnly = true }) }
 
 // WithInclude makes a Remote read only the named events and telemetry
-// topics (bare, SAL or attribute names; default: all of them). Commands are
+// topics (bare, SAL or attribute names; a bare name that is both an event and
+// a telemetry topic names both; default: all of them). Commands are
 // not filtered. It cannot be combined with WithExclude.
 func WithInclude(names ...string) RemoteOption {
 	return remoteOpt(func(c *remote.Config) { c.Include = append(c.Include, names...) })
