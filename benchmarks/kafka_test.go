@@ -427,8 +427,7 @@ func benchRead(b *testing.B, e *kafkaEnv, recycle bool) {
 	seen, sum := 0, 0
 	rawRead := func() time.Duration {
 		cons, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{name: {0: kgo.NewOffset().At(0)}}),
-			kgo.FetchMaxWait(200*time.Millisecond)) // as the SDK's consumer
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{name: {0: kgo.NewOffset().At(0)}})) // as the SDK's consumer
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -551,8 +550,7 @@ func benchLatency(b *testing.B, every time.Duration) {
 		defer cancel()
 		n, warm := max(b.N, 200), 10
 		cons, err := kgo.NewClient(kgo.SeedBrokers(e.bus.Config().Brokers...),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{e.rawName: {0: kgo.NewOffset().At(0)}}),
-			kgo.FetchMaxWait(200*time.Millisecond))
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{e.rawName: {0: kgo.NewOffset().At(0)}}))
 		if err != nil {
 			b.Fatal(err)
 		}

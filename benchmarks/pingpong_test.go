@@ -20,7 +20,7 @@ import (
 
 // pingPong is the raw baseline of a command round trip: two franz-go
 // clients with the SDK's settings (the producer's: no linger, acks=1, no
-// idempotence; the consumer's: FetchMaxWait 200 ms, partitions assigned
+// idempotence; the consumer's: franz-go's fetch wait, partitions assigned
 // directly, no group). A produces a record the size of a setScalars
 // command to topic x; B's poll goroutine consumes x and produces the reply
 // to y; A consumes y. Two Kafka hops, as a command and its ack, with
@@ -69,8 +69,7 @@ func newPingPong(b *testing.B, bus *sal.Bus) *pingPong {
 	p := &pingPong{x: "raw." + sub + ".ping", y: "raw." + sub + ".pong", value: setScalarsValue(b)}
 	client := func(topic string) *kgo.Client {
 		opts := append(kafkaRawOpts(bus),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}),
-			kgo.FetchMaxWait(200*time.Millisecond)) // as internal/kafka's consumer
+			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(0)}})) // as internal/kafka's consumer: an exact offset, franz-go's fetch wait
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			b.Fatal(err)

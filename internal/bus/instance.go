@@ -370,18 +370,19 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 // is nothing to wait for (depth 0, or a partition with no records,
 // whatever its offsets: a topic whose records were all deleted has a low
 // watermark equal to its high one).
+//
+// The start is always an exact offset, never "the beginning": a partition
+// whose offset the client must resolve first is left out of the fetch
+// already in flight for the others, and its records would wait for that
+// long-poll to end (up to the fetch wait, franz-go's 5 s).
 func historyStart(wm kafka.Watermarks, depth int) (start kafka.Start, last int64) {
 	switch {
 	case wm.High <= wm.Low:
-		return kafka.Start{Offset: -1}, -1
+		return kafka.Start{Offset: wm.High}, -1
 	case depth <= 0:
 		return kafka.Start{Offset: wm.High}, -1
 	}
-	off := wm.High - int64(depth)
-	if off <= wm.Low {
-		off = -1
-	}
-	return kafka.Start{Offset: off}, wm.High - 1
+	return kafka.Start{Offset: max(wm.High-int64(depth), wm.Low)}, wm.High - 1
 }
 
 // registerAll registers the schema of every reader's and writer's topic,

@@ -41,7 +41,9 @@ type Config struct {
 	// broker that stays away is then reported once per interval, not at
 	// every reconnect attempt. Debug and info records go to Logger.
 	Limit func(level slog.Level, kind, msg string, args ...any) bool
-	// FetchMaxWait bounds a fetch long-poll; default 200 ms.
+	// FetchMaxWait bounds a fetch long-poll; default franz-go's, 5 s. A
+	// fetch returns as soon as a record arrives: the wait only sets how
+	// often an idle consumer asks again.
 	FetchMaxWait time.Duration
 	// Hooks are franz-go hooks (kgo.Hook values) for the client.
 	Hooks []any
@@ -475,10 +477,6 @@ func NewConsumer(c Config, assign map[string]map[int32]Start) (*Consumer, error)
 	if err != nil {
 		return nil, err
 	}
-	wait := c.FetchMaxWait
-	if wait <= 0 {
-		wait = 200 * time.Millisecond
-	}
 	parts := make(map[string]map[int32]kgo.Offset, len(assign))
 	for t, ps := range assign {
 		m := make(map[int32]kgo.Offset, len(ps))
@@ -493,9 +491,11 @@ func NewConsumer(c Config, assign map[string]map[int32]Start) (*Consumer, error)
 	}
 	opts = append(opts,
 		kgo.ConsumePartitions(parts),
-		kgo.FetchMaxWait(wait),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)
+	if c.FetchMaxWait > 0 {
+		opts = append(opts, kgo.FetchMaxWait(c.FetchMaxWait))
+	}
 	props, err := c.propOpts(RoleConsumer)
 	if err != nil {
 		return nil, err
