@@ -90,8 +90,12 @@ func (c *Cluster) Brokers() []string { return c.kf.ListenAddrs() }
 // RegistryURL returns the schema registry base URL.
 func (c *Cluster) RegistryURL() string { return c.url }
 
-// Registry returns the in-memory registry, for tests that inject faults.
-func (c *Cluster) Registry() *srfake.Registry { return c.reg }
+// Registry returns the in-memory registry, for tests that inject faults,
+// holding every schema registered before the call.
+func (c *Cluster) Registry() *srfake.Registry {
+	c.front.flush()
+	return c.reg
+}
 
 // RegistryOutage makes every registry request fail with 503 (down) or
 // serves them again, for tests of a registry outage.

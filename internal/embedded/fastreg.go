@@ -17,8 +17,11 @@ import (
 // /subjects/{subject}/versions) from hash maps and hands everything else to
 // srfake. srfake compares a new schema with every stored one, re-encoding
 // both as JSON, under one lock: registering all 3,348 ts_xml topics took
-// minutes. Here an exact text is looked up once; new texts are seeded into
-// srfake with the id allocated here, so its read routes stay complete.
+// minutes. Here an exact text is looked up once; new texts are given an
+// id here and seeded into srfake later, before srfake next answers any
+// request (seeding parses, normalises and hashes the schema: a third of
+// the CPU of starting Remotes of all 63 components), so its read routes
+// always see every schema.
 type fastRegistry struct {
 	reg  *srfake.Registry
 	next http.Handler
@@ -27,8 +30,15 @@ type fastRegistry struct {
 	mu        sync.Mutex
 	bySubText map[[2]string]int
 	byText    map[string]int
-	subjVer   map[string]int
+	subjVer   map[string]int // versions given here; -1: srfake numbers the subject
 	nextID    int
+	pending   []seed // given ids, not yet in srfake
+}
+
+type seed struct {
+	subject     string
+	version, id int
+	schema      sr.Schema
 }
 
 func newFastRegistry(reg *srfake.Registry) *fastRegistry {
@@ -45,6 +55,7 @@ func (f *fastRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	subject, ok := strings.CutPrefix(req.URL.Path, "/subjects/")
 	if req.Method != http.MethodPost || !ok || !strings.HasSuffix(subject, "/versions") || req.URL.RawQuery != "" {
+		f.flush()
 		f.next.ServeHTTP(w, req)
 		return
 	}
@@ -57,7 +68,7 @@ func (f *fastRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var s sr.Schema
 	if err := json.Unmarshal(body, &s); err != nil || subject == "" || strings.Contains(subject, "/") ||
 		len(s.References) > 0 || (s.Type != 0 && s.Type != sr.TypeAvro) || s.Schema == "" {
-		f.slow(w, req, body)
+		f.slow(w, req, body, subject)
 		return
 	}
 	if id, ok := f.register(subject, s); ok {
@@ -65,7 +76,25 @@ func (f *fastRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]int{"id": id})
 		return
 	}
-	f.slow(w, req, body)
+	f.slow(w, req, body, subject)
+}
+
+// flush seeds srfake with the schemas given ids since the last flush.
+func (f *fastRegistry) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flushLocked()
+}
+
+// flushLocked seeds the pending schemas. srfake cannot refuse them: their
+// ids are above every id srfake gave (see slow), and their versions follow
+// the subject's last one, which only this type numbers until srfake takes
+// the subject over (subjVer -1).
+func (f *fastRegistry) flushLocked() {
+	for _, p := range f.pending {
+		f.reg.SeedSchema(p.subject, p.version, p.id, p.schema)
+	}
+	f.pending = f.pending[:0]
 }
 
 // register returns the id of s under subject, or false to use srfake.
@@ -78,17 +107,13 @@ func (f *fastRegistry) register(subject string, s sr.Schema) (id int, ok bool) {
 	if _, ok := f.byText[s.Schema]; ok {
 		return 0, false // same text under another subject: srfake reuses the id
 	}
-	if f.reg.SubjectExists(subject) && f.subjVer[subject] == 0 {
-		return 0, false // registered behind our back: let srfake number the version
+	last := f.subjVer[subject]
+	if last < 0 || (last == 0 && f.reg.SubjectExists(subject)) {
+		return 0, false // srfake numbers this subject's versions
 	}
 	id = f.nextID
-	version := f.subjVer[subject] + 1
-	defer func() {
-		if recover() != nil { // srfake refused the seed (id or version taken)
-			id, ok = 0, false
-		}
-	}()
-	f.reg.SeedSchema(subject, version, id, s)
+	version := last + 1
+	f.pending = append(f.pending, seed{subject, version, id, s})
 	f.nextID++
 	f.byText[s.Schema] = id
 	f.bySubText[[2]string{subject, s.Schema}] = id
@@ -96,19 +121,22 @@ func (f *fastRegistry) register(subject string, s sr.Schema) (id int, ok bool) {
 	return id, true
 }
 
-// slow hands the registration to srfake and records its answer.
-func (f *fastRegistry) slow(w http.ResponseWriter, req *http.Request, body []byte) {
+// slow hands the registration to srfake and records its answer; from
+// then on srfake numbers the subject's versions.
+func (f *fastRegistry) slow(w http.ResponseWriter, req *http.Request, body []byte, subject string) {
 	rec := &recorder{header: http.Header{}}
 	req.Body = io.NopCloser(bytes.NewReader(body))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flushLocked()
 	f.next.ServeHTTP(rec, req)
+	if subject != "" {
+		f.subjVer[subject] = -1
+	}
 	var out struct{ ID int }
 	if rec.code == 0 || rec.code == http.StatusOK {
-		if json.Unmarshal(rec.buf.Bytes(), &out) == nil && out.ID > 0 {
-			f.mu.Lock()
-			if out.ID >= f.nextID {
-				f.nextID = out.ID + 1
-			}
-			f.mu.Unlock()
+		if json.Unmarshal(rec.buf.Bytes(), &out) == nil && out.ID > 0 && out.ID >= f.nextID {
+			f.nextID = out.ID + 1
 		}
 	}
 	for k, v := range rec.header {
