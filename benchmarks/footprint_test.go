@@ -74,16 +74,17 @@ func goroutines() (sdk, client, broker, other int) {
 	return
 }
 
-// BenchmarkRemotes is what Remotes cost in one process: N Remotes of
-// different components (all 63 of ts_xml, then again with the next SAL
-// index, or index 0 for a component that is not indexed), each reading
-// every event and telemetry topic, on one embedded bus. Reported per
-// Remote: goroutines the SDK started, those of franz-go clients and of the
-// in-process broker, heap, and the fetch requests sent per second while
-// every Remote is idle (measured over 10 s). The timed part is a stream of
-// small records (Test scalars, the Example scalars of ts_xml; async writes) read by one more Remote
-// in the same process: records/s and process CPU per record, to show how
-// idle Remotes tax the traffic of the others.
+// BenchmarkRemotes is what Remotes cost in one process: N (1, 10, 63,
+// 100, 200) Remotes of different components (all 63 of ts_xml, then again
+// with the next SAL index, or index 0 for a component that is not
+// indexed), each reading every event and telemetry topic, on one embedded
+// bus. Reported per Remote: goroutines the SDK started, those of franz-go
+// clients and of the in-process broker, heap, start-up time, and the
+// fetch requests sent per second while every Remote is idle (counted over
+// 10 s). The timed part is a stream of small records (Test scalars, async
+// writes) read by one more Remote in the same process: records/s and the
+// process's CPU per record, to show how idle Remotes tax the traffic of
+// the others.
 //
 //	TS_XML_DIR=/path/to/ts_xml go test -run XXX -bench Remotes -benchtime 20000x ./benchmarks/
 func BenchmarkRemotes(b *testing.B) {
@@ -92,7 +93,7 @@ func BenchmarkRemotes(b *testing.B) {
 		b.Skip("TS_XML_DIR is not set: needs the real ts_xml")
 	}
 	names := defs.Names()
-	for _, n := range []int{1, 10, 63, 200} {
+	for _, n := range []int{1, 10, 63, 100, 200} {
 		b.Run(fmt.Sprintf("remotes=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			fc := &fetchCounter{}

@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"sync"
@@ -63,13 +64,26 @@ func setScalarsValue(tb testing.TB) []byte {
 	return buf
 }
 
-func newPingPong(b *testing.B, bus *sal.Bus) *pingPong {
+func newPingPong(b *testing.B, bus *sal.Bus) *pingPong { return newPingPongIdle(b, bus, 0) }
+
+// newPingPongIdle is newPingPong with B also consuming idle partitions of
+// its own, as a Controller consumes every command topic of its component.
+func newPingPongIdle(b *testing.B, bus *sal.Bus, idle int) *pingPong {
 	b.Helper()
 	sub := bus.Config().Subname
 	p := &pingPong{x: "raw." + sub + ".ping", y: "raw." + sub + ".pong", value: setScalarsValue(b)}
+	var idles []string
+	for i := range idle {
+		idles = append(idles, fmt.Sprintf("%s.idle%d", p.x, i))
+	}
 	client := func(topic string) *kgo.Client {
-		opts := append(kafkaRawOpts(bus),
-			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(0)}})) // as internal/kafka's consumer: an exact offset, franz-go's fetch wait
+		parts := map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().At(0)}} // as internal/kafka's consumer: exact offsets, franz-go's fetch wait
+		if topic == p.x {
+			for _, t := range idles {
+				parts[t] = map[int32]kgo.Offset{0: kgo.NewOffset().At(0)}
+			}
+		}
+		opts := append(kafkaRawOpts(bus), kgo.ConsumePartitions(parts))
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			b.Fatal(err)
@@ -86,6 +100,9 @@ func newPingPong(b *testing.B, bus *sal.Bus) *pingPong {
 	env := &kafkaEnv{bus: bus, raw: admin}
 	env.createTopic(b, p.x, 1)
 	env.createTopic(b, p.y, 1)
+	for _, t := range idles {
+		env.createTopic(b, t, 1)
+	}
 	admin.Close()
 	p.a, p.b = client(p.y), client(p.x)
 
@@ -149,6 +166,21 @@ func BenchmarkPingPong(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/el.Seconds(), "rt/s")
 	reportLatency(b, lat)
+}
+
+// BenchmarkPingPongIdle is the raw round trip with B also fetching idle
+// partitions, 0, 9 (a Controller of Example reads 10 command topics) and
+// 30: what fetching partitions that have nothing costs on each wake.
+func BenchmarkPingPongIdle(b *testing.B) {
+	for _, n := range []int{0, 9, 30} {
+		b.Run(fmt.Sprintf("idle=%d", n), func(b *testing.B) {
+			p := newPingPongIdle(b, benchBus(b), n)
+			b.ResetTimer()
+			start := time.Now()
+			p.rounds(b, b.N, nil)
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rt/s")
+		})
+	}
 }
 
 // BenchmarkCommandVsRaw runs BenchmarkCommandRoundTrip's sequential case
