@@ -96,7 +96,8 @@ type Config struct {
 	// Metrics receives measurements (see Metrics); nil turns them off.
 	Metrics Metrics
 	// Embedded marks the in-process broker: topics are created with small
-	// segments, which that broker needs to avoid stalls.
+	// segments, which that broker needs to avoid stalls, and the clients
+	// push no KIP-714 client metrics (nobody collects them there).
 	Embedded bool
 	// HistoryReadConfig is the path of a YAML mapping of component name to
 	// history depth (LSST_HISTORY_READ_CONFIG), as ts_salobj 8.2 reads it:
@@ -235,6 +236,8 @@ func (c *Config) kafka() kafka.Config {
 		Brokers: c.Brokers, TLS: c.TLS, Mechanism: c.Mechanism, User: c.User, Password: c.Password,
 		Acks: c.Acks, Idempotent: c.Idempotent, ClientID: "salgo", Logger: c.Logger,
 		ClientProps: c.KafkaClient, ProducerProps: c.KafkaProducer, ConsumerProps: c.KafkaConsumer,
+		// Nobody collects client metrics from the in-process broker.
+		NoClientMetrics: c.Embedded,
 	}
 	if c.rl != nil {
 		k.Limit = c.rl.Log

@@ -41,6 +41,10 @@ type Config struct {
 	// broker that stays away is then reported once per interval, not at
 	// every reconnect attempt. Debug and info records go to Logger.
 	Limit func(level slog.Level, kind, msg string, args ...any) bool
+	// NoClientMetrics turns off franz-go's KIP-714 client metrics (a
+	// goroutine per client, and a compressor of ~0.4 MB held per client by
+	// a broker that subscribes to them, as the in-process one does).
+	NoClientMetrics bool
 	// FetchMaxWait bounds a fetch long-poll; default franz-go's, 5 s. A
 	// fetch returns as soon as a record arrives: the wait only sets how
 	// often an idle consumer asks again.
@@ -84,6 +88,9 @@ func (c Config) opts() ([]kgo.Opt, error) {
 	}
 	if c.ClientID != "" {
 		opts = append(opts, kgo.ClientID(c.ClientID))
+	}
+	if c.NoClientMetrics {
+		opts = append(opts, kgo.DisableClientMetrics())
 	}
 	if len(c.Hooks) > 0 {
 		hooks := make([]kgo.Hook, len(c.Hooks))

@@ -113,6 +113,18 @@ var props = map[string]prop{
 	"fetch.message.max.bytes": {RoleConsumer, intProp(1, math.MaxInt32, func(n int64) kgo.Opt {
 		return kgo.FetchMaxPartitionBytes(int32(n))
 	})},
+	// KIP-714 client metrics, pushed to a broker that asks for them
+	// (franz-go and librdkafka push by default).
+	"enable.metrics.push": {RoleClient, func(v any) (kgo.Opt, error) {
+		s, _ := propString(v)
+		switch strings.ToLower(s) {
+		case "true":
+			return nil, nil
+		case "false":
+			return kgo.DisableClientMetrics(), nil
+		}
+		return nil, fmt.Errorf("want true or false")
+	}},
 	"isolation.level": {RoleConsumer, func(v any) (kgo.Opt, error) {
 		s, _ := propString(v)
 		switch s {
@@ -247,7 +259,7 @@ func propOpts(from, to Role, m map[string]any) ([]kgo.Opt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kafka: %w: property %s: %v", ErrBadConfig, k, err)
 		}
-		if p.role == RoleClient || p.role == to {
+		if opt != nil && (p.role == RoleClient || p.role == to) {
 			opts = append(opts, opt)
 		}
 	}

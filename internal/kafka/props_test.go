@@ -78,6 +78,32 @@ func TestProps_Applied(t *testing.T) {
 	}
 }
 
+// TestClientMetrics: KIP-714 client metrics stay franz-go's default
+// (pushed to a broker that asks) unless enable.metrics.push is false or
+// the Config turns them off, as the in-process bus does.
+func TestClientMetrics(t *testing.T) {
+	for _, c := range []struct {
+		cfg  kafka.Config
+		want bool // disabled
+	}{
+		{kafka.Config{}, false},
+		{kafka.Config{ClientProps: map[string]any{"enable.metrics.push": true}}, false},
+		{kafka.Config{ClientProps: map[string]any{"enable.metrics.push": "false"}}, true},
+		{kafka.Config{ConsumerProps: map[string]any{"enable.metrics.push": false}}, true},
+		{kafka.Config{NoClientMetrics: true}, true},
+	} {
+		c.cfg.Brokers = []string{"127.0.0.1:1"}
+		cons, err := kafka.NewConsumer(c.cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kafka.ConsumerOptValue(cons, kgo.DisableClientMetrics); got != c.want {
+			t.Errorf("%+v: client metrics disabled %v, want %v", c.cfg, got, c.want)
+		}
+		cons.Close()
+	}
+}
+
 // TestCheck: a property without a franz-go equivalent, one the SDK sets
 // itself, one of the other role, or a bad value is an error naming it.
 func TestCheck(t *testing.T) {
@@ -87,7 +113,7 @@ func TestCheck(t *testing.T) {
 		want string
 	}{
 		{kafka.RoleProducer, map[string]any{"compression.level": int64(3)},
-			"kafka: bad Kafka configuration: property compression.level has no franz-go equivalent in the SDK (a producer configuration may hold batch.size, client.id, compression.codec, compression.type, delivery.timeout.ms, linger.ms, max.in.flight, max.in.flight.requests.per.connection, message.send.max.retries, message.timeout.ms, metadata.max.age.ms, queue.buffering.max.messages, queue.buffering.max.ms, request.timeout.ms, retries, retry.backoff.ms, socket.connection.setup.timeout.ms, socket.timeout.ms, topic.metadata.refresh.interval.ms)"},
+			"kafka: bad Kafka configuration: property compression.level has no franz-go equivalent in the SDK (a producer configuration may hold batch.size, client.id, compression.codec, compression.type, delivery.timeout.ms, enable.metrics.push, linger.ms, max.in.flight, max.in.flight.requests.per.connection, message.send.max.retries, message.timeout.ms, metadata.max.age.ms, queue.buffering.max.messages, queue.buffering.max.ms, request.timeout.ms, retries, retry.backoff.ms, socket.connection.setup.timeout.ms, socket.timeout.ms, topic.metadata.refresh.interval.ms)"},
 		{kafka.RoleConsumer, map[string]any{"group.id": "g"},
 			"kafka: bad Kafka configuration: property group.id is not settable: the SDK reads assigned partitions without a consumer group"},
 		{kafka.RoleProducer, map[string]any{"fetch.min.bytes": int64(1)},
@@ -100,6 +126,8 @@ func TestCheck(t *testing.T) {
 			`kafka: bad Kafka configuration: property compression.type: want none, gzip, snappy, lz4 or zstd`},
 		{kafka.RoleConsumer, map[string]any{"isolation.level": "dirty"},
 			`kafka: bad Kafka configuration: property isolation.level: want read_committed or read_uncommitted`},
+		{kafka.RoleClient, map[string]any{"enable.metrics.push": "sometimes"},
+			`kafka: bad Kafka configuration: property enable.metrics.push: want true or false`},
 		{kafka.RoleClient, map[string]any{"linger.ms": 1.5},
 			`kafka: bad Kafka configuration: property linger.ms: 1.5 (float64) is not an integer`},
 	}
