@@ -9,12 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/lsst-sal/salgo/internal/cputime"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -160,7 +160,7 @@ func BenchmarkRemotes(b *testing.B) {
 			idle := float64(fc.fetches.Load()-f0) / 10
 
 			rec := newFixture(b, "Test", "scalars").rec
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			b.ResetTimer()
 			start := time.Now()
 			werr := make(chan error, 1)
@@ -194,16 +194,7 @@ func BenchmarkRemotes(b *testing.B) {
 			b.ReportMetric(idle/float64(n), "idle-fetches/s/remote")
 			b.ReportMetric(made.Seconds()*1e3/float64(n), "start-ms/remote")
 			b.ReportMetric(float64(b.N)/el.Seconds(), "msgs/s")
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/msg")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/msg")
 		})
 	}
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,12 +3,12 @@ package salprom_test
 import (
 	"context"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsst-sal/salgo/internal/cputime"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/salprom"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -91,21 +91,12 @@ func hotPath(b *testing.B, metrics bool) {
 	if b.N > 1<<17 {
 		b.Fatalf("b.N %d is over the queue length; use -benchtime Nx with N ≤ %d", b.N, 1<<17)
 	}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Process()
 	write(b.N)
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
 	// The process's CPU time per record: unlike wall time it hardly
 	// depends on what else the machine runs.
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/msg")
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/msg")
 }
 
 // BenchmarkObserve is the cost of one histogram observation, what metrics
