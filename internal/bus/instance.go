@@ -376,10 +376,7 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 // already in flight for the others, and its records would wait for that
 // long-poll to end (up to the fetch wait, franz-go's 5 s).
 func historyStart(wm kafka.Watermarks, depth int) (start kafka.Start, last int64) {
-	switch {
-	case wm.High <= wm.Low:
-		return kafka.Start{Offset: wm.High}, -1
-	case depth <= 0:
+	if wm.High <= wm.Low || depth <= 0 {
 		return kafka.Start{Offset: wm.High}, -1
 	}
 	return kafka.Start{Offset: max(wm.High-int64(depth), wm.Low)}, wm.High - 1

@@ -474,8 +474,10 @@ type Consumer struct {
 	cl *kgo.Client
 }
 
-// Start is where a partition starts: an exact offset, or the beginning
-// when Offset < 0.
+// Start is where a partition starts: an exact offset (one the client must
+// resolve first would miss the long-poll already in flight for the other
+// partitions). An offset the broker no longer holds starts at the
+// beginning.
 type Start struct{ Offset int64 }
 
 // NewConsumer makes a consumer of the given partitions.
@@ -488,11 +490,7 @@ func NewConsumer(c Config, assign map[string]map[int32]Start) (*Consumer, error)
 	for t, ps := range assign {
 		m := make(map[int32]kgo.Offset, len(ps))
 		for p, s := range ps {
-			if s.Offset < 0 {
-				m[p] = kgo.NewOffset().AtStart()
-			} else {
-				m[p] = kgo.NewOffset().At(s.Offset)
-			}
+			m[p] = kgo.NewOffset().At(s.Offset)
 		}
 		parts[t] = m
 	}
