@@ -192,8 +192,8 @@ func (d *Domain) ensureTopics(ctx context.Context, ts []*salxml.Topic) error {
 // created moments ago can still be unknown to the broker answering, or have
 // no partition leader yet on a real cluster, so on an error the topics are
 // ensured again and the watermarks retried, for up to 10 s or until ctx is
-// done. (internal/kafka lists topics uncached, so the client's metadata
-// cache does not remember them as missing.)
+// done. (EnsureTopics refreshes the client's metadata cache for the topics
+// it creates, so on the embedded broker the first attempt succeeds.)
 func (d *Domain) watermarks(ctx context.Context, ts []*salxml.Topic) (map[string]map[int32]kafka.Watermarks, error) {
 	names := make([]string, len(ts))
 	for i, t := range ts {

@@ -333,7 +333,9 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 		}
 		g.names = append(g.names, s.Name)
 	}
+	var created []string
 	for _, g := range groups {
+		created = append(created, g.names...)
 		resps, err := p.adm.CreateTopics(ctx, g.partitions, g.rep, g.cfg, g.names...)
 		if err != nil {
 			return fmt.Errorf("kafka: create topics %s: %w", strings.Join(g.names, ", "), err)
@@ -347,6 +349,15 @@ func (p *Producer) EnsureTopics(ctx context.Context, specs []TopicSpec) error {
 			if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
 				return fmt.Errorf("kafka: create topic %s: %w", name, err)
 			}
+		}
+	}
+	// The client cached "does not exist" for the created topics (the
+	// question above) and kadm's listings read that cache for the metadata
+	// minimum age: ask again, so Watermarks sees them now. On a real
+	// cluster the answer may still lack leaders; callers retry for that.
+	if len(created) > 0 {
+		if _, err := p.topicNames(ctx, created); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -383,9 +394,9 @@ func (p *Producer) ListTopics(ctx context.Context, prefix string) ([]string, err
 }
 
 // topicNames returns which of the named topics exist (all topics when
-// names is empty) with an uncached metadata request: kadm's listings go
-// through the client's metadata cache, which would then remember "does
-// not exist" for topics created right after.
+// names is empty) with an uncached metadata request. franz-go stores the
+// answer in the cache kadm's listings read, including "does not exist"
+// (see EnsureTopics).
 func (p *Producer) topicNames(ctx context.Context, names []string) ([]string, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	for _, n := range names {
