@@ -163,6 +163,9 @@ func TestReader_ForeignSchemas(t *testing.T) {
 	if _, ok := got["extra"]; ok {
 		t.Errorf("a field unknown to the reader was delivered")
 	}
+	if rcv, _ := got["private_rcvStamp"].(float64); rcv < base {
+		t.Errorf("compatible foreign record: private_rcvStamp %v, want the reader's receive time (after %v)", got["private_rcvStamp"], base)
+	}
 	got = next(t, ctx, rArrays)
 	if !reflect.DeepEqual(got["int0"], []int32{7, 8, 9}) {
 		t.Errorf("short array: int0 = %#v, want the 3 values written", got["int0"])

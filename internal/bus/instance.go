@@ -427,7 +427,7 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 		return
 	}
 	r.received.Add(1)
-	var f facts
+	f := facts{rcv: TAI()}
 	rec := r.decode(ctx, kr.Value, &f)
 	historical := r.hist != nil
 	if rec != nil {
@@ -457,6 +457,8 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 // codec.Watch); for records decoded with another writer schema they are
 // looked up.
 type facts struct {
+	rcv      float64 // when the record was received: its private_rcvStamp
+	stamped  bool    // the decoder stored rcv in the record already
 	index    int32
 	snd      float64
 	origin   int32
@@ -486,6 +488,7 @@ func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any 
 	var iss codec.Issues
 	native := dec == r.dec
 	if native {
+		r.watch.Stamp = f.rcv
 		iss, err = dec.DecodeWatch(body, rec, r.watch)
 	} else {
 		iss, err = dec.DecodeIssues(body, rec)
@@ -506,6 +509,7 @@ func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any 
 		f.origin, _ = w[wOrigin].(int32)
 		f.identity, _ = w[wIdentity].(string)
 		f.seq, _ = w[wSeq].(int32)
+		f.stamped = r.watch.Stamped
 		// Every field was set to a canonical value obeying the rules; a
 		// record handed back with keys of its own would still hold them.
 		f.checked = !r.watch.Suspect && len(rec) == r.val.NumFields()
@@ -599,8 +603,10 @@ func (r *Reader) bad(kind string, err error) {
 // accept applies the reference's filters to a decoded record and queues it
 // (or keeps it as history).
 func (r *Reader) accept(rec map[string]any, historical bool, f *facts) {
-	rcv := TAI()
-	rec["private_rcvStamp"] = rcv
+	rcv := f.rcv
+	if !f.stamped {
+		rec["private_rcvStamp"] = rcv
+	}
 	idx, snd := f.index, f.snd
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
 		r.drop(rec, func(s *ReaderStats) { s.Filtered++ })

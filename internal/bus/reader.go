@@ -165,6 +165,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 	if r.watch, err = r.dec.NewWatch(watched[:]...); err != nil {
 		return nil, fmt.Errorf("topics: %s: %w", t, err)
 	}
+	r.watch.SetStamp("private_rcvStamp")
 	r.kindOverflow, r.kindFill, r.kindBounds = "overflow:"+r.kname, "fill:"+r.kname, "bounds:"+r.kname
 	r.kindDup, r.kindOrder, r.kindRange = "dup:"+r.kname, "order:"+r.kname, "range:"+r.kname
 	return r, nil
@@ -568,22 +569,33 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 // len/2 (if len >= 20) and 9*len/10, as the reference does, for a
 // consumed reader.
 func (r *Reader) checkFillLocked() {
-	l := len(r.q)
-	levels := []int{min(10, max(5, l/10))}
-	if l >= 20 {
-		levels = append(levels, l/2)
-	}
-	levels = append(levels, 9*l/10)
-	lvl := 0
-	for i, v := range levels {
-		if r.n >= v {
-			lvl = i + 1
-		}
-	}
+	lvl := fillLevel(r.n, len(r.q))
 	if lvl > r.warned && r.consumed {
-		r.in.rl.Log(slog.LevelWarn, r.kindFill, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", l)
+		r.in.rl.Log(slog.LevelWarn, r.kindFill, "topics: reader queue filling up", "topic", r.topic.String(), "queued", r.n, "queue_len", len(r.q))
 	}
 	r.warned = lvl
+}
+
+// fillLevel is the warning level a queue of length l holding n records
+// has reached: the position, counted from 1, of the last of its levels
+// (see checkFillLocked) that n reaches, 0 for none. A queue shorter than
+// 6 has its 90 % level below the first one.
+func fillLevel(n, l int) int {
+	lvl := 0
+	if n >= min(10, max(5, l/10)) {
+		lvl = 1
+	}
+	top := 2
+	if l >= 20 {
+		if n >= l/2 {
+			lvl = 2
+		}
+		top = 3
+	}
+	if n >= 9*l/10 {
+		lvl = top
+	}
+	return lvl
 }
 
 func (r *Reader) close() {

@@ -51,6 +51,12 @@ func TestReader_Recycle(t *testing.T) {
 	if !same(third, first) {
 		t.Fatal("the record written after Recycle was decoded into a new map, not the recycled one")
 	}
+	// The receive stamp is the reader's, in a recycled record too.
+	for i, rec := range []map[string]any{second, third} {
+		if snd, rcv := rec["private_sndStamp"].(float64), rec["private_rcvStamp"].(float64); rcv < snd || snd <= 0 {
+			t.Errorf("record %d: private_sndStamp %v, private_rcvStamp %v: want a receive stamp after the send", i+2, snd, rcv)
+		}
+	}
 	// In place: the slice taken before Recycle now holds the new values
 	// (which is why the caller must not use it after Recycle).
 	if !slices.Equal(kept, []float32{2, 2, 2, 2, 2}) || first["int0"].([]int32)[0] != 2 {

@@ -336,15 +336,35 @@ type Watch struct {
 	// of suspicion; when it is false, every field was set to a value of
 	// its canonical type that obeys those rules.
 	Suspect bool
+	// Stamp is the value DecodeWatch stores in the field named to
+	// SetStamp, in place of the one on the wire (which is still read).
+	// Stamped reports, after DecodeWatch, that it did.
+	Stamp   float64
+	Stamped bool
 	dec     *Decoder
 	slots   []int // per step, the index in Vals or -1
 	dslots  []int // per default, likewise
+	stamp   int   // the step of the stamped field, or -1
+}
+
+// SetStamp names the double field whose value DecodeWatch replaces with
+// w.Stamp: a reader stores the time it received the record so, without a
+// second store into the record after the decode. A field the topic lacks,
+// or that this decoder does not read as a plain double, is left as
+// decoded, and Stamped stays false.
+func (w *Watch) SetStamp(name string) {
+	w.stamp = -1
+	for i := range w.dec.steps {
+		if st := &w.dec.steps[i]; st.name == name && st.op == stDouble {
+			w.stamp = i
+		}
+	}
 }
 
 // NewWatch returns a Watch of the named fields for DecodeWatch. Array
 // fields cannot be watched: naming one is an error.
 func (d *Decoder) NewWatch(names ...string) (*Watch, error) {
-	w := &Watch{Vals: make([]any, len(names)), dec: d, slots: make([]int, len(d.steps)), dslots: make([]int, len(d.defaults))}
+	w := &Watch{Vals: make([]any, len(names)), dec: d, slots: make([]int, len(d.steps)), dslots: make([]int, len(d.defaults)), stamp: -1}
 	find := func(name string) int {
 		for i, n := range names {
 			if n == name {
@@ -451,9 +471,11 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (
 		// Reused slices need no boxing; scalars do.
 		s.slabs(d.sc32, d.sc64)
 	}
+	stamp := -1
 	if w != nil {
-		w.Suspect = false
+		w.Suspect, w.Stamped = false, false
 		clear(w.Vals)
+		stamp = w.stamp
 	}
 	for i := range d.steps {
 		st := &d.steps[i]
@@ -463,7 +485,11 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (
 			if len(s.b)-s.off < 8 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			v = s.boxF64(math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:])))
+			x := math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:]))
+			if i == stamp {
+				x, w.Stamped = w.Stamp, true
+			}
+			v = s.boxF64(x)
 			rec[st.name] = v
 			s.off += 8
 		case stFloat:

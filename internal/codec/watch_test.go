@@ -114,3 +114,49 @@ func TestNewWatch_Arrays(t *testing.T) {
 		t.Error("NewWatch of an array field: no error")
 	}
 }
+
+// TestWatch_Stamp: DecodeWatch stores Watch.Stamp in the field named to
+// SetStamp, fresh and into a reused map, and reads the rest of the record
+// as usual; a Watch without a stamp, or stamping a field the topic lacks,
+// leaves the decoded value and reports Stamped false.
+func TestWatch_Stamp(t *testing.T) {
+	top := watchTopic()
+	c := mustNew(t, top)
+	rec := randomRecord(rand.New(rand.NewPCG(7, 8)), top)
+	rec["private_rcvStamp"] = 12.5
+	body, err := c.Append(nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Decoder().NewWatch("private_seqNum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	into := map[string]any{}
+	if _, err := c.Decoder().DecodeWatch(body, into, w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Stamped || into["private_rcvStamp"] != 12.5 {
+		t.Fatalf("no stamp set: Stamped %v, private_rcvStamp %v, want false and the wire's 12.5", w.Stamped, into["private_rcvStamp"])
+	}
+	w.SetStamp("private_rcvStamp")
+	for i, stamp := range []float64{100.25, 200.5} { // fresh, then into the reused map
+		w.Stamp = stamp
+		if _, err := c.Decoder().DecodeWatch(body, into, w); err != nil {
+			t.Fatal(err)
+		}
+		if !w.Stamped || into["private_rcvStamp"] != stamp {
+			t.Fatalf("decode %d: Stamped %v, private_rcvStamp %v, want true and %v", i, w.Stamped, into["private_rcvStamp"], stamp)
+		}
+		if into["private_seqNum"] != rec["private_seqNum"] || w.Vals[0] != rec["private_seqNum"] {
+			t.Fatalf("decode %d: private_seqNum %v (watched %v), want %v", i, into["private_seqNum"], w.Vals[0], rec["private_seqNum"])
+		}
+	}
+	w.SetStamp("nope")
+	if _, err := c.Decoder().DecodeWatch(body, into, w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Stamped || into["private_rcvStamp"] != 12.5 {
+		t.Fatalf("stamp of a missing field: Stamped %v, private_rcvStamp %v, want false and 12.5", w.Stamped, into["private_rcvStamp"])
+	}
+}
