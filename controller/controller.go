@@ -119,6 +119,7 @@ type Controller struct {
 	evts     map[string]*topics.Writer
 	tels     map[string]*topics.Writer
 	cmdtype  map[string]int32
+	ackWait  ackDeadlines
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -444,13 +445,12 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	// bounds waiting for buffer space and for the topic's metadata, so it
 	// must live until the record is done (franz-go fails a record waiting
 	// for an unknown topic when the ctx given to Produce ends).
-	ctx, cancel := ackContext()
+	ctx := c.ackWait.get()
 	failed := func(err error) {
 		c.stats.ackErrors.Add(1)
 		c.rl.Log(slog.LevelWarn, "ack:"+cmd.Name, "controller: could not acknowledge command", "controller", c.Name(), "command", cmd.Name, "seqNum", cmd.SeqNum, "err", err)
 	}
 	done := func(err error) {
-		cancel()
 		if err != nil {
 			failed(err)
 		}
@@ -467,10 +467,30 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	}
 }
 
-// ackContext bounds a final ack's wait for the producer (buffer space,
-// metadata); its cancel runs once the record is done.
-func ackContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 30*time.Second)
+// ackWait bounds a final ack's wait for the producer (buffer space,
+// metadata).
+const ackWait = 30 * time.Second
+
+// ackDeadlines hands out the contexts that bound final acks' waits: one
+// per second, shared by every ack of that second, so that each ack waits
+// between ackWait and ackWait plus a second. A context and timer of each
+// ack's own were a few microseconds of every command's round trip. A
+// context is never cancelled early: its deadline releases it.
+type ackDeadlines struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc // kept so the context's resources are owned; its timer calls it
+	made   time.Time
+}
+
+func (a *ackDeadlines) get() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := time.Now(); a.ctx == nil || t.Sub(a.made) >= time.Second {
+		a.ctx, a.cancel = context.WithDeadline(context.Background(), t.Add(ackWait+time.Second))
+		a.made = t
+	}
+	return a.ctx
 }
 
 // ack writes one ackcmd record for cmd, as the reference does, and waits

@@ -145,7 +145,7 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	if cfg.timeout <= 0 {
 		cfg.timeout = DefaultTimeout
 	}
-	rec := make(map[string]any, len(params)+10)
+	rec := make(map[string]any, max(len(t.Fields), len(params))) // room for the stamps: no growing on the way out
 	maps.Copy(rec, params)
 	r.mu.Lock()
 	if r.closed {

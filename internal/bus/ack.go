@@ -105,12 +105,18 @@ func AckFromRecord(rec map[string]any) *Ack {
 // AckFields returns the public ackcmd fields of a (not the private ones):
 // the record a Controller writes.
 func AckFields(a *Ack) map[string]any {
-	return map[string]any{
-		"ack": int32(a.Code), "error": a.Error, "result": a.Result,
-		"identity": a.Identity, "origin": a.Origin, "cmdtype": a.CmdType,
-		"timeout": a.Timeout.Seconds(),
-	}
+	// Room for the private fields the writer adds, so that the map does
+	// not grow (and rehash) on the way out.
+	m := make(map[string]any, ackFieldsCap)
+	m["ack"], m["error"], m["result"] = int32(a.Code), a.Error, a.Result
+	m["identity"], m["origin"], m["cmdtype"] = a.Identity, a.Origin, a.CmdType
+	m["timeout"] = a.Timeout.Seconds()
+	return m
 }
+
+// ackFieldsCap is the size hint of an ack's record: its public fields,
+// salIndex and the private fields of ts_xml's ackcmd.
+const ackFieldsCap = 20
 
 // SeqNums hands out command sequence numbers as the reference does: the
 // sorted command names split 1..2^31-1 into equal slices; each command
