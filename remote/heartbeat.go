@@ -47,7 +47,7 @@ func (r *Remote) HeartbeatAge() (age time.Duration, ok bool) {
 // heartbeatHint says why a command may see no ack, or "" when the
 // instance's heartbeat is fresh or the Remote reads none.
 func (r *Remote) heartbeatHint() string {
-	if r.evts["heartbeat"] == nil {
+	if !r.heartbeatDoubtful() {
 		return ""
 	}
 	age, ok := r.HeartbeatAge()
@@ -60,12 +60,23 @@ func (r *Remote) heartbeatHint() string {
 	return ""
 }
 
+// heartbeatDoubtful reports whether heartbeatHint has something to say,
+// without building the text: the Remote reads heartbeats and has seen
+// none, or none recent.
+func (r *Remote) heartbeatDoubtful() bool {
+	if r.evts["heartbeat"] == nil {
+		return false
+	}
+	age, ok := r.HeartbeatAge()
+	return !ok || age > heartbeatStale
+}
+
 // watchHeartbeat runs as command f is sent: if the instance's heartbeat
 // is not fresh, it looks again after hintDelay and, if there is still
 // none and f is still waiting, logs the hint (rate-limited) and keeps it
 // for f's timeout error. A live CSC costs one Reader.Get per command.
 func (r *Remote) watchHeartbeat(f *Future) {
-	if r.heartbeatHint() == "" {
+	if !r.heartbeatDoubtful() {
 		return
 	}
 	f.mu.Lock()
