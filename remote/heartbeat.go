@@ -47,28 +47,26 @@ func (r *Remote) HeartbeatAge() (age time.Duration, ok bool) {
 // heartbeatHint says why a command may see no ack, or "" when the
 // instance's heartbeat is fresh or the Remote reads none.
 func (r *Remote) heartbeatHint() string {
-	if !r.heartbeatDoubtful() {
-		return ""
-	}
-	age, ok := r.HeartbeatAge()
+	age, seen, doubtful := r.heartbeatCheck()
 	switch {
-	case !ok:
+	case !doubtful:
+		return ""
+	case !seen:
 		return fmt.Sprintf("no heartbeat of %s has been seen: is its CSC running?", r.Name())
-	case age > heartbeatStale:
-		return fmt.Sprintf("the newest heartbeat of %s is %s old: is its CSC running?", r.Name(), age.Round(time.Second))
 	}
-	return ""
+	return fmt.Sprintf("the newest heartbeat of %s is %s old: is its CSC running?", r.Name(), age.Round(time.Second))
 }
 
-// heartbeatDoubtful reports whether heartbeatHint has something to say,
-// without building the text: the Remote reads heartbeats and has seen
-// none, or none recent.
-func (r *Remote) heartbeatDoubtful() bool {
+// heartbeatCheck looks at the newest heartbeat once: its age, whether one
+// was seen, and whether heartbeatHint has something to say (the Remote
+// reads heartbeats and has seen none, or none recent), which watchHeartbeat
+// asks for every command without building the text.
+func (r *Remote) heartbeatCheck() (age time.Duration, seen, doubtful bool) {
 	if r.evts["heartbeat"] == nil {
-		return false
+		return 0, false, false
 	}
-	age, ok := r.HeartbeatAge()
-	return !ok || age > heartbeatStale
+	age, seen = r.HeartbeatAge()
+	return age, seen, !seen || age > heartbeatStale
 }
 
 // watchHeartbeat runs as command f is sent: if the instance's heartbeat
@@ -76,7 +74,7 @@ func (r *Remote) heartbeatDoubtful() bool {
 // none and f is still waiting, logs the hint (rate-limited) and keeps it
 // for f's timeout error. A live CSC costs one Reader.Get per command.
 func (r *Remote) watchHeartbeat(f *Future) {
-	if !r.heartbeatDoubtful() {
+	if _, _, doubtful := r.heartbeatCheck(); !doubtful {
 		return
 	}
 	f.mu.Lock()
