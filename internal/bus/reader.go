@@ -513,6 +513,24 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.mu.Unlock()
 		return
 	}
+	if r.n == len(r.q) && r.consumed && r.inline == nil {
+		// Before dropping, give the goroutine that takes the records (a
+		// callback's, or the application's in Next) one chance to run:
+		// woken by the pushes before this one, it may still be waiting
+		// for a processor that this goroutine or the Kafka client's
+		// hold. With a callback that only recycles its record, a quarter
+		// of the records of a burst of small ones were dropped that way
+		// on two cores (BENCHMARKS.md §9). A callback that is really
+		// behind costs this goroutine one yield per record while the
+		// queue stays full, and never blocks it.
+		r.mu.Unlock()
+		runtime.Gosched()
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return
+		}
+	}
 	if r.n == len(r.q) {
 		r.popLocked()
 		r.stats.Overflow++

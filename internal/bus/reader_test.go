@@ -327,6 +327,74 @@ func TestReader_IndexFilter(t *testing.T) {
 	}
 }
 
+// TestReader_FullQueueBlockedCallback: a callback that is blocked while
+// its queue is full costs the poll goroutine a yield per record, never a
+// wait: the oldest records are still dropped and counted, another topic
+// of the same instance gets all of its records meanwhile, and once the
+// callback returns it is handed the newest QueueLen (10) records in order.
+func TestReader_FullQueueBlockedCallback(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	slowT, fastT := comp.Telemetry("scalars"), comp.Telemetry("status")
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 10}, slowT, fastT)
+	slow, fast := rs[0], rs[1]
+	wi, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Close()
+	ws, _ := wi.Writer(slowT)
+	wf, _ := wi.Writer(fastT)
+	if err := wi.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []int32
+	slow.SetCallback(func(rec map[string]any) {
+		mu.Lock()
+		got = append(got, rec["int0"].(int32))
+		first := len(got) == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+	})
+	var fastN atomic.Int32
+	fast.SetCallback(func(map[string]any) { fastN.Add(1) })
+
+	if _, err := ws.Write(ctx, map[string]any{"int0": int32(0)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the first callback to start", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 1 })
+	const n = 30 // after the first: 10 queued, 20 dropped
+	for i := 1; i <= n; i++ {
+		if err := ws.WriteAsync(ctx, map[string]any{"int0": int32(i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := wf.WriteAsync(ctx, map[string]any{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "every record delivered or dropped", func() bool { return slow.Stats().Delivered == n+1 })
+	waitFor(t, ctx, "every record of the other topic", func() bool { return fastN.Load() == n })
+	if s := slow.Stats(); s.Overflow != n-10 || s.Queued != 10 {
+		t.Errorf("blocked callback: overflow %d queued %d, want %d and 10 (stats %+v)", s.Overflow, s.Queued, n-10, s)
+	}
+	close(release)
+	waitFor(t, ctx, "the queued records", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 11 })
+	mu.Lock()
+	defer mu.Unlock()
+	want := []int32{0}
+	for i := n - 9; i <= n; i++ {
+		want = append(want, int32(i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("callback got int0 %v, want %v", got, want)
+	}
+}
+
 // TestReader_Callbacks: callbacks run one at a time per topic, a blocked
 // callback on one topic does not hold up another topic's, records queued
 // before SetCallback go to it first, SetCallback(nil) returns to the
