@@ -41,15 +41,7 @@ func TestReader_Inline(t *testing.T) {
 	if err := bus.SetInline(r, func(map[string]any) {}); !errors.Is(err, bus.ErrStarted) {
 		t.Errorf("SetInline after Start: %v, want ErrStarted", err)
 	}
-	wi, err := d.NewInstance(comp, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wi.Close()
-	w, _ := wi.Writer(tp)
-	if err := wi.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, w := startWriter(t, d, comp, 1, tp)
 	const n = 50
 	for range n {
 		if _, err := w.Write(ctx, map[string]any{}); err != nil {
@@ -97,16 +89,8 @@ func TestReader_OwnConsumer(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wi, err := d.NewInstance(comp, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wi.Close()
-	wo, _ := wi.Writer(ownT)
-	ws, _ := wi.Writer(sharedT)
-	if err := wi.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, writers := startWriters(t, d, comp, 1, ownT, sharedT)
+	wo, ws := writers[0], writers[1]
 	for i := range 10 {
 		for _, w := range []*bus.Writer{wo, ws} {
 			if _, err := w.Write(ctx, map[string]any{}); err != nil {

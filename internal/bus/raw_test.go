@@ -244,19 +244,29 @@ func startInstance(t testing.TB, d *bus.Domain, comp *salxml.Component, index in
 // startWriter makes an instance of comp with a writer of tp and starts it.
 func startWriter(t testing.TB, d *bus.Domain, comp *salxml.Component, index int, tp *salxml.Topic) (*bus.Instance, *bus.Writer) {
 	t.Helper()
+	in, ws := startWriters(t, d, comp, index, tp)
+	return in, ws[0]
+}
+
+// startWriters makes an instance of comp with one writer per topic in tps
+// and starts it.
+func startWriters(t testing.TB, d *bus.Domain, comp *salxml.Component, index int, tps ...*salxml.Topic) (*bus.Instance, []*bus.Writer) {
+	t.Helper()
 	in, err := d.NewInstance(comp, index, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(in.Close)
-	w, err := in.Writer(tp)
-	if err != nil {
-		t.Fatal(err)
+	ws := make([]*bus.Writer, len(tps))
+	for i, tp := range tps {
+		if ws[i], err = in.Writer(tp); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := in.Start(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}
-	return in, w
+	return in, ws
 }
 
 func kname(d *bus.Domain, tp *salxml.Topic) string { return tp.KafkaName(d.Config().Subname) }

@@ -513,7 +513,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.mu.Unlock()
 		return
 	}
-	if r.n == len(r.q) && r.consumed && r.inline == nil {
+	if r.n == len(r.q) && r.consumed { // an inline reader queues nothing, so is never full
 		// Before dropping, give the goroutine that takes the records (a
 		// callback's, or the application's in Next) one chance to run:
 		// woken by the pushes before this one, it may still be waiting

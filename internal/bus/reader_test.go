@@ -339,16 +339,8 @@ func TestReader_FullQueueBlockedCallback(t *testing.T) {
 	slowT, fastT := comp.Telemetry("scalars"), comp.Telemetry("status")
 	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 10}, slowT, fastT)
 	slow, fast := rs[0], rs[1]
-	wi, err := d.NewInstance(comp, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wi.Close()
-	ws, _ := wi.Writer(slowT)
-	wf, _ := wi.Writer(fastT)
-	if err := wi.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, writers := startWriters(t, d, comp, 1, slowT, fastT)
+	ws, wf := writers[0], writers[1]
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var got []int32
@@ -407,16 +399,8 @@ func TestReader_Callbacks(t *testing.T) {
 	slowT, fastT := comp.Telemetry("scalars"), comp.Telemetry("status")
 	in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 1000}, slowT, fastT)
 	slow, fast := rs[0], rs[1]
-	wi, err := d.NewInstance(comp, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wi.Close()
-	ws, _ := wi.Writer(slowT)
-	wf, _ := wi.Writer(fastT)
-	if err := wi.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, writers := startWriters(t, d, comp, 1, slowT, fastT)
+	ws, wf := writers[0], writers[1]
 	write := func(w *bus.Writer, n int) {
 		t.Helper()
 		for range n {

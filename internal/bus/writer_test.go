@@ -22,16 +22,8 @@ func TestWriter_SetWrite(t *testing.T) {
 	ctx := ctxT(t)
 	evT, telT := comp.Event("scalars"), comp.Telemetry("scalars")
 	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, evT, telT)
-	wi, err := d.NewInstance(comp, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wi.Close()
-	ev, _ := wi.Writer(evT)
-	tel, _ := wi.Writer(telT)
-	if err := wi.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	_, ws := startWriters(t, d, comp, 1, evT, telT)
+	ev, tel := ws[0], ws[1]
 
 	step := func(fields map[string]any, force, wantChanged, wantWritten bool) {
 		t.Helper()
