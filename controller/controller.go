@@ -83,13 +83,22 @@ type Command struct {
 }
 
 // InProgress sends CMD_INPROGRESS with the estimated remaining duration;
-// the Remote extends its deadline by it.
+// the Remote extends its deadline by it. A command a CSC runs on its own
+// during Start (a transition to the initial state) has no sender to tell:
+// there InProgress writes nothing and returns nil (the reference writes an
+// ack of private_seqNum 0 that no Remote can match).
 func (cmd *Command) InProgress(ctx context.Context, timeout time.Duration, result string) error {
-	return cmd.c.ack(ctx, cmd, topics.Ack{Code: topics.CmdInProgress, Result: result, Timeout: timeout})
+	return cmd.Ack(ctx, topics.Ack{Code: topics.CmdInProgress, Result: result, Timeout: timeout})
 }
 
-// Ack sends an intermediate acknowledgement of any code.
-func (cmd *Command) Ack(ctx context.Context, a topics.Ack) error { return cmd.c.ack(ctx, cmd, a) }
+// Ack sends an intermediate acknowledgement of any code (nothing for a
+// command the CSC runs on its own, as InProgress).
+func (cmd *Command) Ack(ctx context.Context, a topics.Ack) error {
+	if cmd.SeqNum == 0 {
+		return nil
+	}
+	return cmd.c.ack(ctx, cmd, a)
+}
 
 // Stats counts a Controller's commands.
 type Stats struct {
@@ -129,11 +138,14 @@ type Controller struct {
 	logs    *logSink
 	logger  *slog.Logger
 
-	mu       sync.Mutex
-	started  bool
-	closed   bool
-	closing  chan struct{} // closed when Close starts
-	finished chan struct{} // closed when Close has finished
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	closing   chan struct{} // closed when Close starts
+	aborted   chan struct{} // closed when the handlers are done (abort)
+	closeOnce sync.Once
+	finished  chan struct{} // closed when Close has finished
+	unreg     func()        // leaves the Domain's list of what its Close closes
 
 	stats struct {
 		received, completed, failed, rejected, duplicates, ackErrors, inProgress, longStrings atomic.Uint64
@@ -163,7 +175,7 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 		ctx:     ctx, cancel: cancel,
 		rl:      ratelog.New(d.Logger(), topics.LogInterval),
 		seen:    newDedup(dedupWindow),
-		closing: make(chan struct{}), finished: make(chan struct{}),
+		closing: make(chan struct{}), aborted: make(chan struct{}), finished: make(chan struct{}),
 	}
 	c.logs = newLogSink(c)
 	c.logger = slog.New(&logHandler{sink: c.logs, next: d.Logger().Handler()})
@@ -204,6 +216,11 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 	}
 	if c.readers["setLogLevel"] != nil {
 		c.handlers["setLogLevel"] = HandlerFunc(c.setLogLevel)
+	}
+	if c.unreg, err = bus.OnClose(d, bus.RankController, c.Close); err != nil {
+		in.Close()
+		cancel()
+		return nil, err
 	}
 	return c, nil
 }
@@ -422,6 +439,29 @@ func (c *Controller) run(h Handler, cmd *Command) {
 	}
 }
 
+// runLocal runs a command that no Remote sent (a CSC's transitions to its
+// initial state) as run runs a received one: the Controller's context,
+// counted among the running handlers (Close aborts it and waits), a panic
+// an error; cmd.acked, if set, runs once it returns, as after an ack.
+func (c *Controller) runLocal(h Handler, cmd *Command) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return fmt.Errorf("controller: %s: %w", cmd.Name, topics.ErrClosed)
+	}
+	c.running.Add(1)
+	c.mu.Unlock()
+	defer c.running.Done()
+	err, stack := c.call(h, cmd)
+	if err != nil && stack != "" {
+		err = fmt.Errorf("%w\n%s", err, stack)
+	}
+	if cmd.acked != nil {
+		cmd.acked()
+	}
+	return err
+}
+
 // call runs h; a panic becomes an error, with the stack where it happened.
 func (c *Controller) call(h Handler, cmd *Command) (err error, stack string) {
 	defer func() {
@@ -526,26 +566,48 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 // not be called from a command handler, since it waits for that handler:
 // a handler that wants its Controller gone runs `go c.Close()`.
 func (c *Controller) Close() {
+	c.abort()
+	c.closeOnce.Do(func() {
+		c.in.Close()
+		if c.unreg != nil {
+			c.unreg()
+		}
+		close(c.finished)
+	})
+	<-c.finished
+}
+
+// abort is the first half of Close: commands are refused from now on
+// (acked CMD_ABORTED), the handlers' context is cancelled, and abort
+// waits for the running handlers (at most handlerGrace); the topics stay
+// open, so that a CSC can still write its last events. Safe to call twice
+// and concurrently: every call returns once the handlers are done.
+func (c *Controller) abort() {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		<-c.finished
+		<-c.aborted
 		return
 	}
 	c.closed = true
 	close(c.closing)
 	c.mu.Unlock()
-	defer close(c.finished)
+	defer close(c.aborted)
 	c.cancel()
 	done := make(chan struct{})
 	go func() { c.running.Wait(); close(done) }()
+	t := time.NewTimer(handlerGrace)
+	defer t.Stop()
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
+	case <-t.C:
 		c.log.Error("controller: handlers still running 30 s after Close", "controller", c.Name())
 	}
-	c.in.Close()
 }
+
+// handlerGrace is how long Close waits for handlers to return once their
+// context is cancelled.
+const handlerGrace = 30 * time.Second
 
 // dedupWindow is how many recent commands a Controller remembers to drop
 // repeats of.

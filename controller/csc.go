@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -79,7 +81,21 @@ type Hooks struct {
 	// SimulationMode runs once in Start, before simulationMode is written
 	// (the reference's implement_simulation_mode); an error fails Start.
 	SimulationMode func(ctx context.Context, mode int32) error
+	// Close runs once when the CSC closes, whatever closes it: exitControl,
+	// a termination signal under sal.RunCSC (Shutdown), Close, or the
+	// close of its bus; as the reference's close_tasks. Release here what
+	// the other hooks acquired (hardware connected in DISABLED or
+	// ENABLED) and stop the loops the CSC's own code started. By then
+	// running commands are aborted and the heartbeat has stopped, but the
+	// topics are open: it may still write. Its context ends after
+	// CSCConfig.CloseTimeout; an error is logged ("Controller.close_tasks
+	// failed; close continues", as the reference) and the close goes on.
+	Close func(ctx context.Context) error
 }
+
+// DefaultCloseTimeout bounds the Close hook unless CSCConfig.CloseTimeout
+// sets another bound.
+const DefaultCloseTimeout = 10 * time.Second
 
 // Configurable makes a CSC configurable as ts_salobj's ConfigurableCsc: its
 // configuration comes from a ts_config_* package, read, merged and
@@ -133,6 +149,9 @@ type CSCConfig struct {
 	EnabledCommands []string
 	// HeartbeatInterval is the heartbeat period (default 1 s).
 	HeartbeatInterval time.Duration
+	// CloseTimeout bounds the Close hook, and Close's wait for a Start
+	// still under way (default DefaultCloseTimeout, 10 s).
+	CloseTimeout time.Duration
 	// Hooks act on the transitions.
 	Hooks Hooks
 	// Configurable, if set, makes the CSC configurable.
@@ -152,14 +171,25 @@ type CSC struct {
 	cfg  CSCConfig
 	conf *configurator // nil unless configurable
 
-	// trMu serialises the state-changing commands: each runs, from the
-	// check of the current state to the report of the new one, alone.
-	trMu     sync.Mutex
+	// tr serialises the state-changing commands: each runs, from the
+	// check of the current state to the report of the new one, alone
+	// (a channel of one, so that Shutdown can give up waiting for it).
+	tr       chan struct{}
 	stateMu  sync.Mutex
 	state    State
 	faulting atomic.Bool
+	reported atomic.Bool // a summaryState of this CSC is on the bus
 
 	end ending
+
+	// The life cycle: Start once, then one close (Close, Shutdown,
+	// exitControl, the bus's Close, a failed Start).
+	lifeMu      sync.Mutex
+	startCalled bool
+	startCancel context.CancelFunc // ends the Start under way
+	startDone   chan struct{}      // closed when Start returns; nil before
+	closing     bool               // a close has begun
+	unreg       func()             // leaves the Domain's list of what its Close closes
 
 	hbMu   sync.Mutex
 	hbStop chan struct{} // nil while no heartbeat runs
@@ -225,8 +255,15 @@ func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, erro
 		}
 		cfg.EnabledCommands[i] = t.Name()
 	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = DefaultCloseTimeout
+	}
 	// The internal state starts at the default; Start goes on from there.
-	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, end: newEnding()}
+	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, end: newEnding(), tr: make(chan struct{}, 1)}
+	if s.unreg, err = bus.OnClose(d, bus.RankRunner, s.Close); err != nil {
+		c.Close()
+		return nil, err
+	}
 	h := cfg.Hooks
 	for _, t := range []struct {
 		name       string
@@ -351,8 +388,9 @@ func (s *CSC) DisabledOrEnabled() bool {
 	return st == Disabled || st == Enabled
 }
 
-// Done is closed when the CSC has ended: gone OFFLINE through exitControl
-// (once its ack is written), failed to start, or closed. Err says why.
+// Done is closed when the CSC has ended and closed: after exitControl
+// (once its ack is written), a failed Start, Close, Shutdown, or the close
+// of its bus; the Close hook has run by then. Err says why.
 func (s *CSC) Done() <-chan struct{} { return s.end.Done() }
 
 // Err returns, once Done is closed, nil if the CSC went OFFLINE through
@@ -421,22 +459,62 @@ func (s *CSC) RequireEnabled(action string) error {
 // hook and simulationMode; softwareVersions; the SummaryState hook with
 // the default state; summaryState and errorCode (and, configurable,
 // configurationsAvailable); then the transition commands to the initial
-// state (a failure there is logged and the CSC stays where it got). A
-// failure before the transitions is logged ("start failed: ...") and ends
-// the CSC: Start returns it, Done closes and Err returns it.
+// state, each run as a received command is (the same handler, hooks and
+// context, the CSC's own; a failure is logged and the CSC stays where it
+// got). An initial state of OFFLINE runs exitControl, so the CSC closes
+// at once, as the reference's does.
+//
+// ctx bounds the start up to the transitions. A failure there is logged
+// ("start failed: ...") and ends the CSC: Start returns it, the CSC
+// closes, Done closes and Err returns it. A close (Close, Shutdown, the
+// bus's) while Start is under way cancels it: Start logs "start
+// canceled" and returns an error matching topics.ErrClosed. A second
+// Start is an error that leaves the CSC alone.
 func (s *CSC) Start(ctx context.Context) error {
+	s.lifeMu.Lock()
+	if s.closing {
+		s.lifeMu.Unlock()
+		return fmt.Errorf("controller: start %s: %w", s.Name(), topics.ErrClosed)
+	}
+	if s.startCalled {
+		s.lifeMu.Unlock()
+		return fmt.Errorf("controller: start %s: %w", s.Name(), ErrStarted)
+	}
+	s.startCalled = true
+	ctx, cancel := context.WithCancel(ctx)
+	s.startCancel = cancel
+	done := make(chan struct{})
+	s.startDone = done
+	s.lifeMu.Unlock()
+	defer close(done)
+	defer cancel()
 	if err := s.start(ctx); err != nil {
+		if s.isClosing() {
+			s.c.logger.Warn("start canceled")
+			return fmt.Errorf("controller: start %s: %w", s.Name(), topics.ErrClosed)
+		}
 		if isExpected(err) {
 			s.c.logger.Error("start failed: " + err.Error())
 		} else {
 			s.c.logger.Error("start failed: "+err.Error(), slog.String(tracebackAttr, errorDetail(err)))
 		}
-		s.finish(err)
-		s.Close()
+		s.close(err, nil, true)
 		return err
 	}
-	s.startupTransitions(ctx)
+	if !s.startupTransitions() {
+		s.c.logger.Warn("start canceled")
+		return fmt.Errorf("controller: start %s: %w", s.Name(), topics.ErrClosed)
+	}
 	return nil
+}
+
+// ErrStarted is matched by the error of a second Start.
+var ErrStarted = errors.New("controller: Start called twice")
+
+func (s *CSC) isClosing() bool {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	return s.closing
 }
 
 func (s *CSC) start(ctx context.Context) error {
@@ -461,9 +539,15 @@ func (s *CSC) start(ctx context.Context) error {
 		return err
 	}
 	if hook := s.cfg.Hooks.SummaryState; hook != nil {
-		if err := hook(ctx, s.State()); err != nil {
+		// The CSC's own context, as every later call of the hook gets:
+		// a loop it starts lives until the CSC closes, not until Start
+		// returns.
+		if err := hook(s.c.ctx, s.State()); err != nil {
 			return err
 		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	return s.report(ctx)
 }
@@ -471,31 +555,36 @@ func (s *CSC) start(ctx context.Context) error {
 // startupTransitions runs the transition commands from the current state
 // to the initial state, as the reference does when the initial state is
 // not the default (STANDBY): each handler with the command's default data
-// (start with the override), logged first.
-func (s *CSC) startupTransitions(ctx context.Context) {
+// (start with the override), logged first, run as a received command is
+// run (Controller.runLocal). It reports false if a close cancelled them.
+func (s *CSC) startupTransitions() bool {
 	if s.cfg.InitialState == Standby {
-		return // the default: nothing runs, even if the state moved since
+		return true // the default: nothing runs, even if the state moved since
 	}
 	cmds, err := TransitionCommands(s.State(), s.cfg.InitialState)
 	if err != nil {
 		s.c.logger.Error("Failed in start: " + err.Error())
-		return
+		return true
 	}
 	for _, name := range cmds {
 		if s.c.comp.Command(name) == nil {
 			s.c.logger.Error(fmt.Sprintf("Failed in start on state transition command %s; continuing: %s has no such command", name, s.c.comp.Name))
-			return
+			return true
 		}
 		s.c.logger.Info(fmt.Sprintf("Executing %s command during startup", name))
 		cmd := &Command{Name: name, Data: validate.For(s.c.comp.Command(name)).New(), c: s.c}
 		if name == "start" {
 			cmd.Data["configurationOverride"] = s.cfg.Override
 		}
-		if err := s.c.handlers[name].Handle(ctx, cmd); err != nil {
+		if err := s.c.runLocal(s.c.handlers[name], cmd); err != nil {
+			if s.isClosing() {
+				return false
+			}
 			s.c.logger.Error(fmt.Sprintf("Failed in start on state transition command %s; continuing.", name), slog.String(tracebackAttr, errorDetail(err)))
-			return
+			return true
 		}
 	}
+	return true
 }
 
 // set updates an event's data without writing it (the reference's bare set).
@@ -528,6 +617,7 @@ func (s *CSC) report(ctx context.Context) error {
 	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(st)}, false); err != nil {
 		return err
 	}
+	s.reported.Store(true)
 	if st != Fault {
 		if err := s.write(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false); err != nil {
 			return err
@@ -557,8 +647,10 @@ func (s *CSC) setState(st State) (old State) {
 // the state check, the Begin hook (with configuration for start), the new
 // state, the End hook, the SummaryState hook, the report.
 func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to State, begin, end func(context.Context, *Command) error) error {
-	s.trMu.Lock()
-	defer s.trMu.Unlock()
+	if err := s.lockTr(ctx); err != nil {
+		return err
+	}
+	defer s.unlockTr()
 	cur := s.State()
 	if !slices.Contains(from, cur) {
 		return Expectedf("%s not allowed in state %s", cmd.Name, cur)
@@ -599,13 +691,30 @@ func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to Sta
 	}
 	if to == Offline {
 		// The reference closes itself here; the CSC stops its heartbeat
-		// and is done once the ack is out, so that a program exiting on
+		// and closes once the ack is out, so that a program exiting on
 		// Done does not cut the ack off.
 		s.stopHeartbeat()
-		cmd.acked = func() { s.finish(nil) }
+		cmd.acked = func() { go s.close(nil, nil, false) }
 	}
 	return nil
 }
+
+// lockTr takes the transition lock, or gives up when ctx ends.
+func (s *CSC) lockTr(ctx context.Context) error {
+	select {
+	case s.tr <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case s.tr <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *CSC) unlockTr() { <-s.tr }
 
 // logHook logs a hook's failure as the reference does: one line with the
 // text for an ExpectedError, a line with details otherwise.
@@ -700,21 +809,116 @@ func (s *CSC) stopHeartbeat() {
 	}
 }
 
-// Close stops the heartbeat (and the configuration poller), aborts
-// running commands and closes the controller; it writes no OFFLINE (as
-// the reference: late joiners read the last state written). It is safe to
-// call twice and concurrently; every call returns once the CSC is closed.
-func (s *CSC) Close() {
+// Close closes the CSC as the reference's close does: a Start under way
+// is cancelled, running commands are aborted (acked CMD_ABORTED), the
+// heartbeat and the configuration poller stop, the Close hook runs, and
+// the controller closes; Done closes last. It writes no OFFLINE (as the
+// reference: late joiners read the last state written; Shutdown writes
+// it). It is safe to call twice and concurrently: every call returns once
+// the CSC is closed. It must not be called from a handler or hook, since
+// it waits for them: one that wants its CSC gone runs `go csc.Close()`.
+func (s *CSC) Close() { s.close(nil, nil, false) }
+
+// Shutdown ends the CSC as a termination signal does under sal.RunCSC:
+// as Close, but once the running commands are aborted the CSC goes to
+// OFFLINE, unless it is there already or has not yet written a state of
+// its own (a signal during the duplicate check): the SummaryState hook
+// runs with OFFLINE, then summaryState OFFLINE is written, so that late
+// joiners do not read the last state of a CSC that is gone (the reference
+// writes nothing then). ctx bounds the hook and the writes. It returns the
+// error of going OFFLINE, which is also logged; the close goes on
+// regardless. Safe to call with or after Close: a CSC already closing is
+// only waited for.
+func (s *CSC) Shutdown(ctx context.Context) error {
+	var err error
+	s.close(nil, func() { err = s.goOffline(ctx) }, false)
+	return err
+}
+
+// goOffline is Shutdown's OFFLINE: the running commands are aborted.
+func (s *CSC) goOffline(ctx context.Context) error {
+	if !s.reported.Load() {
+		return nil
+	}
+	if err := s.lockTr(ctx); err != nil {
+		s.c.logger.Error("could not go to OFFLINE: a state transition is still running: " + err.Error())
+		return err
+	}
+	defer s.unlockTr()
+	if s.State() == Offline {
+		return nil
+	}
+	s.setState(Offline)
+	if hook := s.cfg.Hooks.SummaryState; hook != nil {
+		if err := hook(ctx, Offline); err != nil {
+			s.logHook("handle_summary_state failed; going to OFFLINE regardless", err)
+		}
+	}
+	if err := s.report(ctx); err != nil {
+		s.c.logger.Error("could not write summaryState OFFLINE: " + err.Error())
+		return err
+	}
+	return nil
+}
+
+// close is every close of the CSC. The first call does the work; later
+// ones wait for it. err is what Err returns; offline, if set, runs once
+// the commands are aborted (Shutdown); fromStart is set when Start calls
+// it, which must not wait for itself.
+func (s *CSC) close(err error, offline func(), fromStart bool) {
+	s.lifeMu.Lock()
+	if s.closing {
+		s.lifeMu.Unlock()
+		<-s.end.Done()
+		return
+	}
+	s.closing = true
+	cancel, started := s.startCancel, s.startDone
+	s.lifeMu.Unlock()
+	if cancel != nil && !fromStart {
+		cancel()
+	}
+	s.c.abort() // running commands, startup transitions included, end
+	if started != nil && !fromStart {
+		t := time.NewTimer(s.cfg.CloseTimeout)
+		select {
+		case <-started:
+		case <-t.C:
+			s.c.logger.Error(fmt.Sprintf("Start still running %s after close began; close continues", s.cfg.CloseTimeout))
+		}
+		t.Stop()
+	}
+	if offline != nil {
+		offline()
+	}
 	s.stopHeartbeat()
 	if s.conf != nil {
 		s.conf.stopPoll()
+	}
+	if hook := s.cfg.Hooks.Close; hook != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CloseTimeout)
+		if herr := s.callClose(ctx, hook); herr != nil {
+			s.c.logger.Error("Controller.close_tasks failed; close continues", slog.String(tracebackAttr, errorDetail(herr)))
+		}
+		cancel()
 	}
 	s.c.Close()
 	s.bg.Wait()
 	if s.conf != nil {
 		s.conf.wait()
 	}
-	s.finish(nil)
+	s.unreg()
+	s.finish(err)
+}
+
+// callClose runs the Close hook; a panic becomes its error.
+func (s *CSC) callClose(ctx context.Context, hook func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("close hook panicked: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return hook(ctx)
 }
 
 // checkDuplicate looks for another running instance as the reference

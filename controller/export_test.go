@@ -12,3 +12,7 @@ func SetLogClock(c *Controller, interval time.Duration, clock func() time.Time) 
 func SetCSCLogClock(s *CSC, interval time.Duration, clock func() time.Time) {
 	s.c.rl.SetClock(interval, clock)
 }
+
+// CloseCSCTopics closes a CSC's topics under it, as a bus gone away would,
+// leaving the CSC itself running.
+func CloseCSCTopics(s *CSC) { s.c.in.Close() }

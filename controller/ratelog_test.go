@@ -61,7 +61,7 @@ func (h *logWatch) wait(t *testing.T, n int) slog.Record {
 }
 
 // TestCSC_HeartbeatFailuresRateLimited: a heartbeat that cannot be
-// written (here: its bus closed under it) fails every second, but is
+// written (here: its topics closed under it) fails every second, but is
 // logged once per interval, the next line saying how many were held back.
 func TestCSC_HeartbeatFailuresRateLimited(t *testing.T) {
 	watch := newLogWatch("heartbeat not written")
@@ -72,7 +72,7 @@ func TestCSC_HeartbeatFailuresRateLimited(t *testing.T) {
 	// An interval of 1.5 heartbeats: the second line must hold back at
 	// least one failure.
 	controller.SetCSCLogClock(csc, 1500*time.Millisecond, nil)
-	d.Close()
+	controller.CloseCSCTopics(csc)
 	first := watch.wait(t, 1)
 	second := watch.wait(t, 2)
 	suppressed := func(r slog.Record) int64 {

@@ -223,7 +223,8 @@ type Script struct {
 	lastCheckpoint string
 	subGroup       int
 
-	end ending
+	end   ending
+	unreg func() // leaves the Domain's list of what its Close closes
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
@@ -287,6 +288,10 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	}
 	// The reference's bare set at construction: nothing is written yet.
 	_, _ = c.event("description").Set(map[string]any{"classname": cfg.ClassName, "description": cfg.Description, "help": cfg.Help})
+	if s.unreg, err = bus.OnClose(d, bus.RankRunner, s.Close); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -428,6 +433,7 @@ func (s *Script) Close() {
 	}
 	s.c.Close()
 	s.bg.Wait()
+	s.unreg()
 	s.finish(nil)
 }
 

@@ -65,6 +65,7 @@ type Remote struct {
 	seq     *bus.SeqNums
 	pending map[int32]*Future
 	closed  bool
+	unreg   func() // leaves the Domain's list of what its Close closes
 }
 
 // New makes a Remote of the named component and SAL index (0 for a
@@ -89,6 +90,10 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Remote, error) 
 		rl:      ratelog.New(d.Logger(), topics.LogInterval),
 	}
 	if err := r.build(cfg); err != nil {
+		in.Close()
+		return nil, err
+	}
+	if r.unreg, err = bus.OnClose(d, bus.RankRemote, r.Close); err != nil {
 		in.Close()
 		return nil, err
 	}
@@ -189,6 +194,7 @@ func (r *Remote) Close() {
 	pend := r.pending
 	r.pending = map[int32]*Future{}
 	r.mu.Unlock()
+	r.unreg()
 	for _, f := range pend {
 		f.abandon(fmt.Errorf("remote: %s command %s: %w", r.Name(), f.name, ErrClosed))
 	}

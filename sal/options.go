@@ -208,3 +208,9 @@ func WithHeartbeatInterval(d time.Duration) CSCOption {
 func WithSubsystemVersions(v string) CSCOption {
 	return cscOpt(func(c *controller.CSCConfig) { c.SubsystemVersions = v })
 }
+
+// WithCloseTimeout bounds the CSC's Close hook (Hooks.Close), overriding
+// the default controller.DefaultCloseTimeout (10 s).
+func WithCloseTimeout(d time.Duration) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) { c.CloseTimeout = d })
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -49,6 +48,11 @@ type RunSpec struct {
 	Flags func(f *Flags)
 	// Bus are options of the bus (default: the environment's).
 	Bus []Option
+	// Indexed says the component takes a SAL index, for the command line
+	// when its definition cannot be loaded (TS_XML_DIR unset or wrong), so
+	// that --help, --version and usage errors need no ts_xml; once the
+	// definitions load, the component's decides.
+	Indexed bool
 }
 
 // Flags are a program's own command-line flags (RunSpec.Flags), bound to
@@ -86,39 +90,60 @@ func destOf(name string) string {
 // RunCSC runs a CSC program as ts_salobj's amain does and returns its exit
 // code, for os.Exit: it parses the command line (the SAL index when the
 // component is indexed, --loglevel, --state, --override, --simulate,
-// --version, --configdir and the program's own flags, read as Python's
-// argparse reads them, with its usage and error texts), makes the CSC with
-// the duplicate check on, starts it, and waits until it has gone OFFLINE
-// through exitControl (exit 0), or a signal: on SIGINT or SIGTERM the CSC
-// goes OFFLINE (summaryState written, heartbeat stopped) and closes, and
-// the program exits 0 (ts_salobj writes nothing then; the SDK writes
-// OFFLINE so that late joiners do not read the last state of a CSC that
-// is gone). Usage errors exit 2 (-h and --version 0); a CSC that cannot be
-// made or started exits 1, with the error on stderr.
+// --version, --configdir, --embedded and the program's own flags, read as
+// Python's argparse reads them, with its usage and error texts), makes the
+// CSC with the duplicate check on, starts it, and waits until it has closed
+// after exitControl (exit 0), or a signal.
+//
+// On SIGINT or SIGTERM, at any moment (while the bus connects, during the
+// duplicate check, a transition, a handler, a long Configure), the runner
+// prints and logs "signal_handler" as ts_salobj does, cancels a Start still
+// under way ("start canceled"), and shuts the CSC down (CSC.Shutdown):
+// running commands are aborted, the SummaryState hook sees OFFLINE and
+// summaryState OFFLINE is written (ts_salobj writes nothing then; the SDK
+// writes it so that late joiners do not read the last state of a CSC that
+// is gone), the Close hook runs, and the program exits 0. Further signals
+// during the shutdown are ignored.
+//
+// A CSC program needs the observatory's Kafka broker: without
+// LSST_KAFKA_BROKER_ADDR (or a broker set in RunSpec.Bus) it refuses to
+// start, exit 1, unless --embedded asks for a private in-process broker and
+// registry (for demos and tests: no other process can reach them). Usage
+// errors exit 2 (-h and --version 0, and neither needs ts_xml or a bus); a
+// CSC that cannot be made or started exits 1, with the error on stderr.
 func RunCSC(spec RunSpec) int {
 	return runCSC(context.Background(), spec, os.Args[1:], os.Stdout, os.Stderr)
 }
 
+// runCSC is RunCSC; the end of ctx acts as a signal.
 func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.Writer) int {
-	defs, err := runDefinitions(spec.Bus)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	comp, err := defs.Component(spec.Component)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+	defs, defErr := runDefinitions(spec.Bus)
+	var comp *salxml.Component
+	if defErr == nil {
+		if comp, defErr = defs.Component(spec.Component); defErr != nil {
+			defErr = missingComponent(spec, defErr)
+		}
 	}
 	p, flags := cscParser(spec, comp)
 	res, err := p.Parse(args)
 	if err != nil {
 		return argparse.Report(err, stdout, stderr)
 	}
+	if defErr != nil {
+		fmt.Fprintln(stderr, defErr)
+		return 1
+	}
 	for _, set := range flags.sets {
 		set(res)
 	}
 	has := func(dest string) bool { return slices.Contains(res.Dests(), dest) }
+	busOpts := append([]Option{WithDefinitions(defs)}, spec.Bus...)
+	if res.Bool("embedded") {
+		busOpts = append(busOpts, WithEmbedded())
+	} else if err := needBroker(spec); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	index := 0
 	if comp.Indexed {
 		index, _ = res.Int("index")
@@ -144,16 +169,28 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	}
 	opts = append(opts, WithCheckDuplicate())
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// Signals are caught from here to the end: a second one during the
+	// shutdown is ignored, as the first one's work goes on.
+	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	bus, err := Connect(ctx, append([]Option{WithDefinitions(defs)}, spec.Bus...)...)
+	signalled := func() int {
+		fmt.Fprintln(stdout, "signal_handler")
+		return 0
+	}
+	bus, err := Connect(sig, busOpts...)
 	if err != nil {
+		if sig.Err() != nil {
+			return signalled()
+		}
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	defer bus.Close()
 	csc, err := spec.Make(bus, index, opts...)
 	if err != nil {
+		if sig.Err() != nil {
+			return signalled()
+		}
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -161,31 +198,60 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	if l, ok := res.Int("loglevel"); ok {
 		csc.SetLogLevel(controller.PyToSlog(int32(l)))
 	}
-	if err := csc.Start(ctx); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
+	// Start runs beside the wait for a signal, which cancels it; a close
+	// waits for Start to return.
+	started := make(chan error, 1)
+	go func() { started <- csc.Start(context.Background()) }()
 	select {
-	case <-csc.Done():
-		if err := csc.Err(); err != nil {
+	case err := <-started:
+		if err != nil && sig.Err() == nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
-	case <-ctx.Done():
-		stop()
-		fmt.Fprintln(stdout, "signal_handler")
-		csc.Logger().Info("signal_handler")
-		off, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
-		defer cancel()
-		if err := csc.SetState(off, Offline); err != nil {
-			csc.Logger().Error("could not write summaryState OFFLINE: "+err.Error(), slog.String(controller.LoggerAttr, comp.Name))
+		select {
+		case <-csc.Done():
+			if err := csc.Err(); err != nil {
+				fmt.Fprintln(stderr, err)
+				return 1
+			}
+			return 0
+		case <-sig.Done():
 		}
+	case <-sig.Done():
 	}
-	return 0
+	csc.Logger().Info("signal_handler")
+	code := signalled()
+	off, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
+	defer cancel()
+	_ = csc.Shutdown(off) // its errors are logged
+	return code
+}
+
+// needBroker refuses to run a CSC program on the in-process bus unless it
+// was asked for: a deployed CSC whose LSST_KAFKA_BROKER_ADDR went missing
+// must not run alone, unseen.
+func needBroker(spec RunSpec) error {
+	s := &settings{}
+	for _, o := range spec.Bus {
+		o.apply(s)
+	}
+	if s.embedded || len(s.cfg.Brokers) > 0 || os.Getenv(EnvBroker) != "" {
+		return nil
+	}
+	return fmt.Errorf("Run %s: %s is not set: a CSC needs the observatory's Kafka broker (set %s, %s and %s), or --embedded to run on a private in-process broker that no other process can reach", spec.Name, EnvBroker, EnvBroker, EnvRegistry, EnvSubname)
+}
+
+// missingComponent says why the definitions lack the program's component,
+// naming TS_XML_DIR.
+func missingComponent(spec RunSpec, err error) error {
+	if dir := os.Getenv(salxml.EnvDir); dir != "" {
+		return fmt.Errorf("Run %s: %w (the definitions are ts_xml's at %s=%s)", spec.Name, err, salxml.EnvDir, dir)
+	}
+	return fmt.Errorf("Run %s: %w (%s is not set, so only the SDK's built-in Example component is known: set it to a ts_xml checkout)", spec.Name, err, salxml.EnvDir)
 }
 
 // runDefinitions are the definitions the bus options name, else the
-// environment's.
+// environment's; an error names TS_XML_DIR.
 func runDefinitions(opts []Option) (*Definitions, error) {
 	s := &settings{}
 	for _, o := range opts {
@@ -194,13 +260,24 @@ func runDefinitions(opts []Option) (*Definitions, error) {
 	if s.cfg.Definitions != nil {
 		return s.cfg.Definitions, nil
 	}
-	return salxml.FromEnv()
+	d, err := salxml.FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("%w (the definitions come from %s=%s)", err, salxml.EnvDir, os.Getenv(salxml.EnvDir))
+	}
+	return d, nil
 }
 
 // cscParser is salobj's make_from_cmd_line parser, arguments in its order.
+// Without the component's definition (comp nil: no ts_xml), it has an
+// index when RunSpec.Indexed says so, so that --help, --version and usage
+// errors need no definitions.
 func cscParser(spec RunSpec, comp *salxml.Component) (*argparse.Parser, *Flags) {
 	p := argparse.New("Run "+spec.Name, "")
-	if comp.Indexed {
+	if comp == nil {
+		if spec.Indexed {
+			p.Int("index", argparse.Help("SAL index."))
+		}
+	} else if comp.Indexed {
 		if len(comp.IndexNames) > 0 {
 			var values []int
 			var names []string
@@ -255,6 +332,7 @@ func cscParser(spec RunSpec, comp *salxml.Component) (*argparse.Parser, *Flags) 
 			p.String("--override", argparse.Default(""), argparse.Help("override to apply if --state is disabled or enabled (ignored otherwise)"))
 		}
 	}
+	p.Flag("--embedded", argparse.Help("run on a private in-process Kafka broker and schema registry that no other process can reach (for demos and tests); without it "+EnvBroker+" must name a broker"))
 	f := &Flags{p: p}
 	if spec.Flags != nil {
 		spec.Flags(f)

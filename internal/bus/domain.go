@@ -37,6 +37,8 @@ type Domain struct {
 	closed    bool
 	ensured   map[string]bool
 	instances map[*Instance]struct{}
+	closers   map[*closer]struct{} // see OnClose
+	closerSeq uint64
 }
 
 // NewDomain connects to the brokers of cfg and checks that one answers
@@ -122,8 +124,11 @@ func (d *Domain) Component(name string) (*salxml.Component, error) {
 	return d.cfg.Definitions.Component(name)
 }
 
-// Close closes every Instance still open, waits up to 10 s for buffered
-// writes to be acknowledged, and disconnects. It is safe to call twice.
+// Close closes every CSC, script, Controller and Remote made on the
+// Domain, in that order (each as its own Close does: commands in flight
+// end with ErrClosed, goroutines stop, Done channels close), then every
+// Instance still open, waits up to 10 s for buffered writes to be
+// acknowledged, and disconnects. It is safe to call twice.
 func (d *Domain) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -131,6 +136,9 @@ func (d *Domain) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.mu.Unlock()
+	d.closeRoles()
+	d.mu.Lock()
 	ins := make([]*Instance, 0, len(d.instances))
 	for in := range d.instances {
 		ins = append(ins, in)

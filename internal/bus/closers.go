@@ -1,0 +1,72 @@
+package bus
+
+import "slices"
+
+// The ranks of OnClose: Domain.Close closes what was registered rank by
+// rank, lowest first, and within a rank the newest first.
+const (
+	// RankRunner is a CSC or a SAL script: closed first, while the
+	// Controllers and Remotes it uses still work (its close hook may
+	// command or write).
+	RankRunner = iota
+	// RankController is a Controller.
+	RankController
+	// RankRemote is a Remote.
+	RankRemote
+)
+
+type closer struct {
+	rank int
+	seq  uint64
+	fn   func()
+}
+
+// OnClose registers fn, the Close of a role object made on d (a CSC,
+// script, Controller or Remote), for Domain.Close to call before it closes
+// the Instances: so that closing a bus ends every object on it as its own
+// Close would (commands in flight failed with ErrClosed, goroutines
+// stopped, Done closed). The returned function unregisters fn; the object
+// calls it from its own Close. On a closed Domain it returns ErrClosed and
+// registers nothing.
+func OnClose(d *Domain, rank int, fn func()) (unregister func(), err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	d.closerSeq++
+	c := &closer{rank: rank, seq: d.closerSeq, fn: fn}
+	if d.closers == nil {
+		d.closers = map[*closer]struct{}{}
+	}
+	d.closers[c] = struct{}{}
+	return func() {
+		d.mu.Lock()
+		delete(d.closers, c)
+		d.mu.Unlock()
+	}, nil
+}
+
+// closeRoles calls every registered closer, by rank and newest first
+// within a rank. d.closed is set, so nothing registers meanwhile.
+func (d *Domain) closeRoles() {
+	d.mu.Lock()
+	cs := make([]*closer, 0, len(d.closers))
+	for c := range d.closers {
+		cs = append(cs, c)
+	}
+	d.closers = nil
+	d.mu.Unlock()
+	slices.SortFunc(cs, func(a, b *closer) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		if a.seq > b.seq {
+			return -1
+		}
+		return 1
+	})
+	for _, c := range cs {
+		c.fn()
+	}
+}
