@@ -227,3 +227,70 @@ func TestRunCSC_ConfigFlags(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", res.code, res.stderr)
 	}
 }
+
+// TestRunCSC_HelpWithoutDefinitions: --help, --version and usage errors
+// need neither ts_xml nor a bus; running without the component's
+// definition is an error that names TS_XML_DIR.
+func TestRunCSC_HelpWithoutDefinitions(t *testing.T) {
+	t.Setenv(salxml.EnvDir, "")
+	spec := RunSpec{Name: "TestCsc", Component: "Test", Version: "1.2", Indexed: true, StateFlag: true,
+		Make: func(*Bus, int, ...CSCOption) (*CSC, error) { t.Error("Make called"); return nil, errors.New("no") }}
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"--help"}, 0, "usage: Run TestCsc [-h] [--loglevel LOGLEVEL]", ""},
+		{[]string{"--version"}, 0, "1.2\n", ""},
+		{[]string{"1", "--state", "bogus"}, 2, "", "Run TestCsc: error: argument --state: invalid choice: 'bogus'"},
+		{[]string{"1"}, 1, "", `Run TestCsc: xml: unknown SAL component "Test"`},
+		{[]string{"1"}, 1, "", "TS_XML_DIR is not set"},
+	} {
+		r := run(context.Background(), spec, tc.args...)
+		if r.code != tc.code || !strings.HasPrefix(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("%q without ts_xml: exit %d, stdout %q, stderr %q; want %d, %q..., ...%q...", tc.args, r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}
+
+// TestRunCSC_NeedsBroker: a CSC program does not run on a private
+// in-process bus unless asked to (--embedded): without
+// LSST_KAFKA_BROKER_ADDR it exits 1 saying what to set.
+func TestRunCSC_NeedsBroker(t *testing.T) {
+	t.Setenv(EnvBroker, "") // restored after the test
+	os.Unsetenv(EnvBroker)
+	made := make(chan *CSC, 1)
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0",
+		Bus: []Option{WithDefinitions(salxml.Embedded()), WithLogger(quietLogger())},
+		Make: func(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
+			csc, err := makeExample(b, index, opts...)
+			made <- csc
+			return csc, err
+		}}
+	r := run(context.Background(), spec, "1")
+	if r.code != 1 || !strings.Contains(r.stderr, "LSST_KAFKA_BROKER_ADDR is not set") || !strings.Contains(r.stderr, "--embedded") {
+		t.Errorf("without a broker: exit %d, stderr %q; want 1, naming LSST_KAFKA_BROKER_ADDR and --embedded", r.code, r.stderr)
+	}
+	if len(made) > 0 {
+		t.Fatal("the CSC was made without a broker")
+	}
+	if h := run(context.Background(), spec, "-h"); !strings.Contains(h.stdout, "--embedded") || !strings.Contains(h.stdout, "LSST_KAFKA_BROKER_ADDR") {
+		t.Errorf("--help does not say how to run on the in-process bus:\n%s", h.stdout)
+	}
+	ctx, send := context.WithCancel(context.Background())
+	var res runResult
+	var wg sync.WaitGroup
+	ended := make(chan struct{})
+	wg.Go(func() { res = run(ctx, spec, "1", "--embedded"); close(ended) })
+	select {
+	case <-made:
+	case <-ended:
+		t.Fatalf("--embedded: exit %d before the CSC was made; stderr %q", res.code, res.stderr)
+	}
+	send()
+	wg.Wait()
+	if res.code != 0 {
+		t.Errorf("--embedded: exit %d, stderr %q", res.code, res.stderr)
+	}
+}

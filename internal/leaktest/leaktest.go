@@ -24,3 +24,17 @@ func Options() []goleak.Option { return nil }
 
 // VerifyTestMain runs the tests, then fails the run if goroutines leaked.
 func VerifyTestMain(m *testing.M) { goleak.VerifyTestMain(m, Options()...) }
+
+// Baseline is the set of goroutines running when it was taken (Begin), for
+// a test that checks one case of many left none behind.
+type Baseline struct{ opt goleak.Option }
+
+// Begin records the goroutines running now.
+func Begin() Baseline { return Baseline{goleak.IgnoreCurrent()} }
+
+// Verify fails t if a goroutine started since Begin is still running
+// (after goleak's retries).
+func (b Baseline) Verify(t testing.TB) {
+	t.Helper()
+	goleak.VerifyNone(t, append(Options(), b.opt)...)
+}

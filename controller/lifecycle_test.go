@@ -1,0 +1,200 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/remote"
+	"github.com/lsst-sal/salgo/topics"
+)
+
+// cscDone waits for the CSC's Done, failing the test at its guard
+// deadline.
+func cscDone(t *testing.T, csc *controller.CSC, what string) {
+	t.Helper()
+	select {
+	case <-csc.Done():
+	case <-testbus.Ctx(t).Done():
+		t.Fatalf("%s: Done never closed", what)
+	}
+}
+
+// lastState is the newest summaryState the Remote has read, 0 for none.
+func lastState(r *remote.Remote) controller.State {
+	if rec := r.MustEvent("summaryState").Get(); rec != nil {
+		return controller.State(rec["summaryState"].(int32))
+	}
+	return 0
+}
+
+// TestCSC_InitialOfflineEnds: a CSC whose initial state is OFFLINE runs
+// exitControl during Start, as the reference's start_phase2 does, and so
+// ends: Done closes with no error and OFFLINE is the last state written.
+func TestCSC_InitialOfflineEnds(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	r := newRemote(t, d, 1)
+	var closes atomic.Int32
+	csc := startCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Offline,
+		Hooks: controller.Hooks{Close: func(context.Context) error { closes.Add(1); return nil }}})
+	cscDone(t, csc, "initial state OFFLINE")
+	if err := csc.Err(); err != nil {
+		t.Errorf("Err %v, want nil", err)
+	}
+	if n := closes.Load(); n != 1 {
+		t.Errorf("the Close hook ran %d times, want 1", n)
+	}
+	for s := nextState(t, r); s != controller.Offline; s = nextState(t, r) {
+	}
+}
+
+// TestCSC_StartupTransitionsAsCommands: the transitions to the initial
+// state run as received commands do: a BeginStart that reports progress
+// (InProgress) does not fail the transition, and the hooks get the CSC's
+// own context, which lives after the context given to Start has ended.
+func TestCSC_StartupTransitionsAsCommands(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	var loopCtx context.Context
+	var mu sync.Mutex
+	csc := newCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Enabled, Hooks: controller.Hooks{
+		BeginStart: func(ctx context.Context, cmd *controller.Command) error {
+			return cmd.InProgress(ctx, 10*time.Second, "")
+		},
+		SummaryState: func(ctx context.Context, s controller.State) error {
+			if s == controller.Enabled {
+				mu.Lock()
+				loopCtx = ctx // as a hook that starts a telemetry loop with it
+				mu.Unlock()
+			}
+			return nil
+		},
+	}})
+	start, cancel := context.WithCancel(testbus.Ctx(t))
+	if err := csc.Start(start); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // Start's caller is done with its context
+	if s := csc.State(); s != controller.Enabled {
+		t.Fatalf("state %s after Start, want ENABLED (a BeginStart reporting progress failed the startup?)", s.Name())
+	}
+	mu.Lock()
+	ctx := loopCtx
+	mu.Unlock()
+	if ctx == nil || ctx.Err() != nil {
+		t.Fatalf("the SummaryState hook's context after Start's ended: %v; want the CSC's own, alive", ctx)
+	}
+	csc.Close()
+	if ctx.Err() == nil {
+		t.Error("the hook's context still alive after Close")
+	}
+}
+
+// TestCSC_StartTwice: a second Start is an error matching ErrStarted and
+// leaves the running CSC alone.
+func TestCSC_StartTwice(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	r := newRemote(t, d, 1)
+	csc := startCSC(t, d, 1)
+	if err := csc.Start(testbus.Ctx(t)); !errors.Is(err, controller.ErrStarted) {
+		t.Fatalf("second Start: %v, want ErrStarted", err)
+	}
+	select {
+	case <-csc.Done():
+		t.Fatalf("the second Start closed the CSC: %v", csc.Err())
+	default:
+	}
+	command(t, r, "start", nil)
+	if s := csc.State(); s != controller.Disabled {
+		t.Errorf("state %s after start, want DISABLED", s.Name())
+	}
+}
+
+// TestCSC_CloseHookOnEveryPath: the Close hook runs once whatever closes
+// the CSC (exitControl, Close, Shutdown, its bus), with the topics still
+// open; Shutdown goes to OFFLINE through the SummaryState hook first; a
+// hook's error is logged with the reference's text and the close goes on.
+func TestCSC_CloseHookOnEveryPath(t *testing.T) {
+	for _, path := range []string{"exitControl", "Close", "Shutdown", "bus"} {
+		t.Run(path, func(t *testing.T) {
+			watch := newLogWatch("Controller.close_tasks failed; close continues")
+			cfg, _ := testbus.Config(t, nil)
+			cfg.Logger = slog.New(watch)
+			d := testbus.Connect(t, cfg)
+			r := newRemote(t, d, 1)
+			var closes atomic.Int32
+			var states []controller.State
+			var mu sync.Mutex
+			var csc *controller.CSC
+			csc = startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
+				SummaryState: func(_ context.Context, s controller.State) error {
+					mu.Lock()
+					states = append(states, s)
+					mu.Unlock()
+					return nil
+				},
+				Close: func(ctx context.Context) error {
+					closes.Add(1)
+					// The topics are still open: the hook may write.
+					if _, err := csc.MustTelemetry("scalars").Write(ctx, map[string]any{"int0": int32(7)}); err != nil {
+						t.Errorf("write from the Close hook: %v", err)
+					}
+					return errors.New("hardware would not let go")
+				},
+			}})
+			nextState(t, r)
+			switch path {
+			case "exitControl":
+				command(t, r, "exitControl", nil)
+			case "Close":
+				csc.Close()
+			case "Shutdown":
+				if err := csc.Shutdown(testbus.Ctx(t)); err != nil {
+					t.Errorf("Shutdown: %v", err)
+				}
+			case "bus":
+				d.Close()
+			}
+			cscDone(t, csc, path)
+			csc.Close()
+			if n := closes.Load(); n != 1 {
+				t.Errorf("the Close hook ran %d times, want 1", n)
+			}
+			watch.wait(t, 1)
+			mu.Lock()
+			defer mu.Unlock()
+			wantOffline := path == "exitControl" || path == "Shutdown"
+			if got := len(states) > 0 && states[len(states)-1] == controller.Offline; got != wantOffline {
+				t.Errorf("SummaryState hook saw %v; OFFLINE last: %v, want %v", states, got, wantOffline)
+			}
+			if wantOffline {
+				for s := nextState(t, r); s != controller.Offline; s = nextState(t, r) {
+				}
+			}
+		})
+	}
+}
+
+// TestBusClose_EndsEverything: closing the bus closes every Remote,
+// Controller and CSC on it: a command in flight ends with ErrClosed at
+// once (not at its timeout), the CSC's Done closes and its goroutines
+// stop (the package's leak check).
+func TestBusClose_EndsEverything(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	csc := startCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Enabled})
+	r := newRemote(t, d, 1)
+	f, err := r.StartCommand(testbus.Ctx(t), "wait", map[string]any{"duration": 3600.0}, remote.WithTimeout(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if _, err := f.Wait(testbus.Ctx(t)); !errors.Is(err, topics.ErrClosed) {
+		t.Errorf("command in flight after the bus closed: %v, want ErrClosed", err)
+	}
+	cscDone(t, csc, "bus closed")
+}
