@@ -14,7 +14,7 @@
 #      Apicurio registry; if Apicurio cannot start it runs the SDK's own
 #      registry (srfake, internal/interop/cmd/registry) instead;
 #   3. runs `go test ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
-#      now on the real broker) and `go test -v ./internal/interop/`, then the
+#      now on the real broker, with 30 SIGTERM runs of examples/testcsc) and `go test -v ./internal/interop/`, then the
 #      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
 #   4. always stops what it started (trap on EXIT, also on failure or signal).
 #
@@ -239,7 +239,10 @@ run_suite() {
   fi
 }
 SUITES=1
-run_suite "integration (runtime, remote, controller, sal, examples)" go test -count=1 -timeout 15m ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
+# SALGO_SIGTERM_RUNS: examples/testcsc is started 30 times in a random
+# initial state and sent SIGTERM at a random moment (exit 0, OFFLINE on the
+# bus, the close hook's line), about 4 minutes.
+run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_SIGTERM_RUNS=30 go test -count=1 -timeout 15m ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
 
 # --- broker faults (internal/faults) ----------------------------------------

@@ -4,9 +4,10 @@
 // component when the definitions have it (TS_XML_DIR pointing at ts_xml),
 // else the SDK's built-in copy, Example, so that
 //
-//	go run ./examples/testcsc 1 --state enabled
+//	go run ./examples/testcsc 1 --state enabled --embedded
 //
-// runs with nothing installed. Its configuration comes from
+// runs with nothing installed (--embedded: on a private in-process bus;
+// without it the program needs LSST_KAFKA_BROKER_ADDR). Its configuration comes from
 // $TS_CONFIG_OCS_DIR/<component>/v2 (the Test/v2 files of ts_config_ocs
 // configure it), or from the example's own folder when that variable is
 // not set; LSST_SITE defaults to "local". A Python Remote drives it as it
@@ -48,6 +49,7 @@ func run() int {
 		},
 		StateFlag:    true,
 		Configurable: true,
+		Indexed:      true,
 		Bus:          []sal.Option{sal.WithDefinitions(defs)},
 	})
 }
