@@ -134,8 +134,8 @@ type slot struct {
 
 // maxOut bounds the records given out that a reader remembers for
 // Recycle: the newest maxOut records that Next, TryNext or a callback
-// gave out and that were not handed back yet.
-const maxOut = maxFree
+// gave out and that were not handed back yet. A power of two.
+const maxOut = 64
 
 // outRing remembers the newest records a reader gave out to one taker
 // only (Next, TryNext, a callback) that nothing else was given (see Reader.exposeLocked): the only records Recycle takes
@@ -143,20 +143,20 @@ const maxOut = maxFree
 // collector if it is handed back. Records usually come back in the order
 // they went out, or one at a time, so a search finds them at once.
 type outRing struct {
-	recs    []map[string]any // made on first use: readers only read with Get need none
-	head, n int
+	recs    *[maxOut]map[string]any // made on first use: readers only read with Get need none
+	head, n uint
 }
 
 func (o *outRing) add(rec map[string]any) {
 	if o.recs == nil {
-		o.recs = make([]map[string]any, maxOut)
+		o.recs = new([maxOut]map[string]any)
 	}
-	if o.n == len(o.recs) {
+	if o.n == maxOut {
 		o.recs[o.head] = rec
-		o.head = (o.head + 1) % len(o.recs)
+		o.head = (o.head + 1) % maxOut
 		return
 	}
-	o.recs[(o.head+o.n)%len(o.recs)] = rec
+	o.recs[(o.head+o.n)%maxOut] = rec
 	o.n++
 }
 
@@ -164,13 +164,13 @@ func (o *outRing) add(rec map[string]any) {
 // oldest.
 func (o *outRing) remove(rec map[string]any) bool {
 	for i := range o.n {
-		j := (o.head + i) % len(o.recs)
+		j := (o.head + i) % maxOut
 		if sameMap(o.recs[j], rec) {
 			// The oldest takes its place: the order of the others does
 			// not matter.
 			o.recs[j] = o.recs[o.head]
 			o.recs[o.head] = nil
-			o.head = (o.head + 1) % len(o.recs)
+			o.head = (o.head + 1) % maxOut
 			o.n--
 			return true
 		}
@@ -183,7 +183,7 @@ func (o *outRing) removeNewest(rec map[string]any) {
 	if o.n == 0 {
 		return
 	}
-	if j := (o.head + o.n - 1) % len(o.recs); sameMap(o.recs[j], rec) {
+	if j := (o.head + o.n - 1) % maxOut; sameMap(o.recs[j], rec) {
 		o.recs[j] = nil
 		o.n--
 	}
