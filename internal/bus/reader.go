@@ -26,7 +26,11 @@ type ReaderOptions struct {
 	QueueLen int
 	// MaxHistory is how many historical records to deliver at start: 0 for
 	// none, 1 for the newest (per SAL index for indexed components).
-	// Commands, acks and telemetry never read history.
+	// Commands, acks and telemetry never read history. A topic of several
+	// partitions reads each partition's history, delivers it once that
+	// partition has read it, then that partition's live records, whatever
+	// the others are reading; no historical record of a SAL index is
+	// delivered after a newer record of that index.
 	MaxHistory int
 	// KeepOutOfOrder delivers events and telemetry whose private_sndStamp
 	// is older than the last seen for the same SAL index; by default they
