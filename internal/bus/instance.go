@@ -304,9 +304,9 @@ func (in *Instance) setup(ctx context.Context, readers []*Reader, writers []*Wri
 			parts[p] = start
 			if last >= 0 {
 				if r.hist == nil {
-					r.hist = &history{target: map[int32]int64{}, pos: map[int32]int{}}
+					r.hist = &history{parts: map[int32]*partHistory{}}
 				}
-				r.hist.target[p] = last
+				r.hist.parts[p] = &partHistory{target: last, pos: map[int32]int{}}
 			}
 		}
 		if r.hist != nil {
@@ -414,11 +414,36 @@ func (in *Instance) loop(ctx context.Context, cons *kafka.Consumer) {
 	}
 }
 
-// history is a reader's late-joiner state while it reads back.
+// history is a reader's late-joiner state while it reads back. Each
+// partition reads its history, then its live records: a record is
+// historical if its partition has not read its history yet and its
+// offset is at most the partition's last historical one. When a partition
+// has read its history, its newest historical record of each SAL index is
+// delivered, and its later records are live, whatever the other
+// partitions are reading.
 type history struct {
-	target map[int32]int64 // partition -> offset of the last historical record
-	latest []map[string]any
+	parts map[int32]*partHistory // the partitions still reading history
+	// The newest private_sndStamp of each SAL index (0 for a component
+	// that is not indexed) delivered so far: a partition that finishes
+	// its history later delivers no older record of that index (an event
+	// topic whose partitions were added to holds an index's older
+	// records in one partition and its newer ones in another).
+	delivered map[int32]float64
+}
+
+// partHistory is one partition's history while it is read.
+type partHistory struct {
+	target int64 // offset of the last historical record
+	latest []histRecord
 	pos    map[int32]int // salIndex -> position in latest
+}
+
+// histRecord is a historical record kept until its partition has read its
+// history.
+type histRecord struct {
+	rec map[string]any
+	idx int32 // its SAL index (0 for a component that is not indexed)
+	snd float64
 }
 
 func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
@@ -427,27 +452,57 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 		return
 	}
 	r.received.Add(1)
-	f := facts{rcv: TAI()}
-	rec := r.decode(ctx, kr.Value, &f)
-	historical := r.hist != nil
-	if rec != nil {
-		r.accept(rec, historical, &f)
+	var ph *partHistory
+	if r.hist != nil {
+		if ph = r.hist.parts[kr.Partition]; ph != nil && kr.Offset > ph.target {
+			// Past the partition's last historical offset without having
+			// read it (a transaction marker a read_committed consumer
+			// skips, say): its history is over, and this record is live.
+			in.endHistory(r, kr.Partition)
+			ph = nil
+		}
 	}
-	if historical {
-		if t, ok := r.hist.target[kr.Partition]; ok && kr.Offset >= t {
-			delete(r.hist.target, kr.Partition)
+	f := facts{rcv: TAI(), hist: ph}
+	if rec := r.decode(ctx, kr.Value, &f); rec != nil {
+		r.accept(rec, &f)
+	}
+	if ph != nil && kr.Offset >= ph.target {
+		in.endHistory(r, kr.Partition)
+	}
+}
+
+// endHistory delivers the history of partition p of r, which has read
+// it, and once every partition has, marks r caught up.
+func (in *Instance) endHistory(r *Reader, p int32) {
+	h := r.hist
+	ph := h.parts[p]
+	delete(h.parts, p)
+	for _, hr := range ph.latest {
+		if snd, ok := h.delivered[hr.idx]; ok && hr.snd < snd {
+			r.discard(hr.rec) // older than what was delivered of its index
+			continue
 		}
-		if len(r.hist.target) == 0 {
-			h := r.hist
-			r.hist = nil
-			for _, rec := range h.latest {
-				r.deliver(rec, true, false)
-			}
-			in.pending--
-			if in.pending == 0 {
-				close(in.ready)
-			}
-		}
+		h.sawDelivered(hr.idx, hr.snd)
+		r.deliver(hr.rec, true, false)
+	}
+	if len(h.parts) > 0 {
+		return
+	}
+	r.hist = nil
+	in.pending--
+	if in.pending == 0 {
+		close(in.ready)
+	}
+}
+
+// sawDelivered notes that a record of SAL index idx sent at snd was
+// delivered.
+func (h *history) sawDelivered(idx int32, snd float64) {
+	if h.delivered == nil {
+		h.delivered = map[int32]float64{}
+	}
+	if old, ok := h.delivered[idx]; !ok || snd > old {
+		h.delivered[idx] = snd
 	}
 }
 
@@ -457,8 +512,9 @@ func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
 // codec.Watch); for records decoded with another writer schema they are
 // looked up.
 type facts struct {
-	rcv      float64 // when the record was received: its private_rcvStamp
-	stamped  bool    // the decoder stored rcv in the record already
+	rcv      float64      // when the record was received: its private_rcvStamp
+	hist     *partHistory // the history of its partition, if the record is historical
+	stamped  bool         // the decoder stored rcv in the record already
 	index    int32
 	snd      float64
 	origin   int32
@@ -602,8 +658,8 @@ func (r *Reader) bad(kind string, err error) {
 
 // accept applies the reference's filters to a decoded record and queues it
 // (or keeps it as history).
-func (r *Reader) accept(rec map[string]any, historical bool, f *facts) {
-	rcv := f.rcv
+func (r *Reader) accept(rec map[string]any, f *facts) {
+	rcv, historical := f.rcv, f.hist != nil
 	if !f.stamped {
 		rec["private_rcvStamp"] = rcv
 	}
@@ -646,22 +702,26 @@ func (r *Reader) accept(rec map[string]any, historical bool, f *facts) {
 		r.in.rl.Log(slog.LevelWarn, r.kindOrder, "topics: record older than the last one dropped", "topic", r.topic.String(), "salIndex", idx)
 		return
 	}
+	if !r.topic.Indexed {
+		idx = 0
+	}
 	if historical {
-		h := r.hist
-		if !r.topic.Indexed {
-			idx = 0
-		}
-		if p, ok := h.pos[idx]; ok {
-			r.discard(h.latest[p])
-			h.latest[p] = rec
+		ph := f.hist
+		hr := histRecord{rec: rec, idx: idx, snd: snd}
+		if p, ok := ph.pos[idx]; ok {
+			r.discard(ph.latest[p].rec)
+			ph.latest[p] = hr
 		} else {
-			h.pos[idx] = len(h.latest)
-			h.latest = append(h.latest, rec)
+			ph.pos[idx] = len(ph.latest)
+			ph.latest = append(ph.latest, hr)
 		}
 		return
 	}
 	if r.lat != nil {
 		r.lat.Observe(rcv - snd)
+	}
+	if r.hist != nil {
+		r.hist.sawDelivered(idx, snd)
 	}
 	r.deliver(rec, false, f.checked)
 }

@@ -26,7 +26,11 @@ type ReaderOptions struct {
 	QueueLen int
 	// MaxHistory is how many historical records to deliver at start: 0 for
 	// none, 1 for the newest (per SAL index for indexed components).
-	// Commands, acks and telemetry never read history.
+	// Commands, acks and telemetry never read history. A topic of several
+	// partitions reads each partition's history, delivers it once that
+	// partition has read it, then that partition's live records, whatever
+	// the others are reading; no historical record of a SAL index is
+	// delivered after a newer record of that index.
 	MaxHistory int
 	// KeepOutOfOrder delivers events and telemetry whose private_sndStamp
 	// is older than the last seen for the same SAL index; by default they
@@ -89,9 +93,11 @@ type Reader struct {
 	kindOverflow, kindFill, kindBounds, kindDup, kindOrder, kindRange string
 
 	mu       sync.Mutex
-	q        []map[string]any // ring buffer
+	q        []slot // ring buffer
 	head, n  int
 	latest   map[string]any
+	exposed  bool             // Get, Await or AwaitNewer returned latest: it is never decoded into again
+	out      outRing          // records given out to one taker only: the ones Recycle takes back
 	free     []map[string]any // records to decode into again (Recycle, and drops nobody saw)
 	pending  map[string]any   // the newest record, handed back: freed when a newer one arrives
 	notify   chan struct{}
@@ -121,6 +127,71 @@ const (
 	wIdentity
 	wSeq
 )
+
+// slot is a queued record. shared says Get, Await or AwaitNewer returned
+// it while it was the newest: taken from the queue, it is not given out
+// to one taker only, so Recycle leaves it alone.
+type slot struct {
+	rec    map[string]any
+	shared bool
+}
+
+// maxOut bounds the records given out that a reader remembers for
+// Recycle: the newest maxOut records that Next, TryNext or a callback
+// gave out and that were not handed back yet. A power of two.
+const maxOut = 64
+
+// outRing remembers the newest records a reader gave out to one taker
+// only (Next, TryNext, a callback) that nothing else was given (see Reader.exposeLocked): the only records Recycle takes
+// back. When full, the oldest is forgotten, and is left to the garbage
+// collector if it is handed back. Records usually come back in the order
+// they went out, or one at a time, so a search finds them at once.
+type outRing struct {
+	recs    *[maxOut]map[string]any // made on first use: readers only read with Get need none
+	head, n uint
+}
+
+func (o *outRing) add(rec map[string]any) {
+	if o.recs == nil {
+		o.recs = new([maxOut]map[string]any)
+	}
+	if o.n == maxOut {
+		o.recs[o.head] = rec
+		o.head = (o.head + 1) % maxOut
+		return
+	}
+	o.recs[(o.head+o.n)%maxOut] = rec
+	o.n++
+}
+
+// remove forgets rec and says whether it was there, searching from the
+// oldest.
+func (o *outRing) remove(rec map[string]any) bool {
+	for i := range o.n {
+		j := (o.head + i) % maxOut
+		if sameMap(o.recs[j], rec) {
+			// The oldest takes its place: the order of the others does
+			// not matter.
+			o.recs[j] = o.recs[o.head]
+			o.recs[o.head] = nil
+			o.head = (o.head + 1) % maxOut
+			o.n--
+			return true
+		}
+	}
+	return false
+}
+
+// removeNewest forgets rec if it is the newest given out.
+func (o *outRing) removeNewest(rec map[string]any) {
+	if o.n == 0 {
+		return
+	}
+	if j := (o.head + o.n - 1) % maxOut; sameMap(o.recs[j], rec) {
+		o.recs[j] = nil
+		o.n--
+	}
+}
 
 type writerKey struct {
 	origin   int32
@@ -155,7 +226,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 		dec:      c.Decoder(),
 		lastSnd:  map[int32]*lastStamp{},
 		lastSeq:  map[writerKey]*seqState{},
-		q:        make([]map[string]any, o.QueueLen),
+		q:        make([]slot, o.QueueLen),
 		notify:   make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
@@ -185,10 +256,32 @@ func (r *Reader) Stats() ReaderStats {
 }
 
 // Get returns the newest record received (even if already taken from the
-// queue), or nil. Records are shared: do not modify them.
+// queue), or nil. Records are shared: do not modify them. A record Get
+// (or Await, AwaitNewer) returned never changes: the reader never decodes
+// into it again, whoever hands it back with Recycle.
 func (r *Reader) Get() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.exposeLocked()
+}
+
+// exposeLocked returns the newest record, marked as shared: it may be in
+// several hands now, so it is never decoded into again. Taken from the
+// queue later, it is not remembered as given out (see outRing); given out
+// already, it is forgotten, and Recycle leaves it alone. r.mu is held.
+func (r *Reader) exposeLocked() map[string]any {
+	if r.exposed || r.latest == nil {
+		return r.latest
+	}
+	r.exposed = true
+	if r.n > 0 {
+		// Queued: the newest record is the last one queued.
+		r.q[(r.head+r.n-1)%len(r.q)].shared = true
+	} else {
+		// Given out already (the last one given out), or dropped.
+		r.out.removeNewest(r.latest)
+		r.pending = nil // only ever the newest record
+	}
 	return r.latest
 }
 
@@ -198,7 +291,7 @@ func (r *Reader) Get() map[string]any {
 // with a callback set.
 func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	r.mu.Lock()
-	rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
+	rec, arrived, closed := r.exposeLocked(), r.arrivedLocked(), r.closed
 	r.mu.Unlock()
 	switch {
 	case rec != nil:
@@ -229,15 +322,20 @@ func (r *Reader) arrivedLocked() chan struct{} {
 // (at once if it is already; prev nil is Await), waiting until a newer
 // record arrives or ctx ends. Like Await it leaves the queue alone: it
 // follows the newest value, skipping records that arrive in between. prev
-// must not have been handed back with Recycle (a reused map is the same
-// map).
+// is best a record Get, Await or AwaitNewer returned, which is never
+// reused; one taken with Next must not have been handed back with Recycle
+// (a reused map is the same map).
 func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[string]any, error) {
 	for {
 		r.mu.Lock()
 		rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
+		newer := rec != nil && (prev == nil || !sameMap(rec, prev))
+		if newer {
+			r.exposeLocked()
+		}
 		r.mu.Unlock()
 		switch {
-		case rec != nil && (prev == nil || !sameMap(rec, prev)):
+		case newer:
 			return rec, nil
 		case closed:
 			return nil, ErrClosed
@@ -264,25 +362,29 @@ const maxFree = 64
 // handed back are garbage collected as usual.
 //
 // As with franz-go's Record.Recycle, the caller must not use rec, or any
-// slice taken from it, after the call, and must hand a record back once:
-// it is for records taken with Next, TryNext or a callback that nothing
-// else in the program still holds. The newest record is taken back only
-// once a newer one has arrived, since Get returns it until then; a program
-// that recycles should use what Get returns at once rather than keep it.
-// Records beyond a small pool, and after Close, are left to the garbage
-// collector, and records of another topic (or written with another
-// version of this topic's schema: their private_revCode differs) are
-// ignored, so that a record handed to the wrong reader cannot come back
-// with another topic's fields. Recycle never blocks.
+// slice taken from it, after the call: it is for records taken with Next,
+// TryNext or a callback that nothing else in the program still holds.
+// Only such records are taken back, and only ones the reader gave out
+// alone: a record that Get, Await or AwaitNewer also returned (the SDK
+// calls them too: Remote.HeartbeatAge, sal.SetSummaryState) is left to
+// the garbage collector, and so is a record handed back twice, or given
+// out before the newest 64 that were not handed back yet. The newest
+// record is taken back only once a newer one has arrived, since Get
+// returns it until then. Records beyond a small pool, and after Close,
+// are left to the garbage collector too, and records of another topic (or
+// written with another version of this topic's schema: their
+// private_revCode differs) are ignored, so that a record handed to the
+// wrong reader cannot come back with another topic's fields. Recycle
+// never blocks.
 func (r *Reader) Recycle(rec map[string]any) {
 	if rev, _ := rec["private_revCode"].(string); rev != r.topic.RevCode() {
 		return
 	}
 	r.mu.Lock()
 	switch {
-	case r.closed:
+	case r.closed || !r.out.remove(rec):
 	case sameMap(rec, r.latest):
-		r.pending = rec
+		r.pending = rec // not exposed: out holds no exposed record
 	default:
 		r.freeLocked(rec)
 	}
@@ -303,7 +405,7 @@ func (r *Reader) setLatestLocked(rec map[string]any) {
 		r.freeLocked(r.pending)
 		r.pending = nil
 	}
-	r.latest = rec
+	r.latest, r.exposed = rec, false
 	if r.arrived != nil { // someone waits (Await): no allocation per record otherwise
 		close(r.arrived)
 		r.arrived = nil
@@ -357,7 +459,7 @@ func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
 			r.mu.Unlock()
 			return nil, ErrCallbackSet
 		case r.n > 0:
-			rec := r.popLocked()
+			rec := r.takeLocked()
 			more := r.n > 0
 			r.mu.Unlock()
 			if more {
@@ -389,7 +491,7 @@ func (r *Reader) TryNext() map[string]any {
 	if r.n == 0 || r.cb != nil {
 		return nil
 	}
-	return r.popLocked()
+	return r.takeLocked()
 }
 
 // Flush discards every queued record.
@@ -480,7 +582,7 @@ func (r *Reader) callbackLoop(wake <-chan struct{}, done chan struct{}) {
 				r.mu.Unlock()
 				break
 			}
-			rec := r.popLocked()
+			rec := r.takeLocked()
 			fn := r.cb
 			r.mu.Unlock()
 			r.safeCall(fn, rec)
@@ -497,12 +599,24 @@ func (r *Reader) safeCall(fn func(map[string]any), rec map[string]any) {
 	fn(rec)
 }
 
-func (r *Reader) popLocked() map[string]any {
-	rec := r.q[r.head]
-	r.q[r.head] = nil
+// popLocked removes the oldest queued record.
+func (r *Reader) popLocked() slot {
+	s := r.q[r.head]
+	r.q[r.head] = slot{}
 	r.head = (r.head + 1) % len(r.q)
 	r.n--
-	return rec
+	return s
+}
+
+// takeLocked removes the oldest queued record to give it out (Next,
+// TryNext, a callback), remembering it for Recycle unless it was exposed
+// (see exposeLocked).
+func (r *Reader) takeLocked() map[string]any {
+	s := r.popLocked()
+	if !s.shared {
+		r.out.add(s.rec)
+	}
+	return s.rec
 }
 
 // push queues rec, dropping the oldest when full, and logs at the
@@ -539,7 +653,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		}
 	}
 	if r.inline != nil {
-		r.setLatestLocked(rec)
+		r.setLatestLocked(rec) // not remembered for Recycle: nobody hands these back
 		r.stats.Delivered++
 		if historical {
 			r.stats.Historical++
@@ -549,7 +663,7 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 		r.safeCall(fn, rec)
 		return
 	}
-	r.q[(r.head+r.n)%len(r.q)] = rec
+	r.q[(r.head+r.n)%len(r.q)] = slot{rec: rec}
 	r.n++
 	r.setLatestLocked(rec)
 	r.stats.Delivered++

@@ -17,7 +17,8 @@ func same(a, b map[string]any) bool {
 
 // TestReader_Recycle: a record handed back is decoded into again, its
 // arrays overwritten in place, and comes back holding the new record's
-// values; the newest record (what Get returns) is never taken back.
+// values; the newest record (what Get returns) is taken back only once a
+// newer one arrived.
 func TestReader_Recycle(t *testing.T) {
 	d := newDomain(t, nil)
 	comp := example(t, d)
@@ -62,16 +63,10 @@ func TestReader_Recycle(t *testing.T) {
 	if !slices.Equal(kept, []float32{2, 2, 2, 2, 2}) || first["int0"].([]int32)[0] != 2 {
 		t.Errorf("recycled record after the next decode: float0 %v int0 %v, want the 3rd record's", kept, first["int0"])
 	}
-	if g := r.Get(); !same(g, third) {
-		t.Fatal("Get does not return the newest record")
-	}
-
-	// The newest record is taken back only once a newer one arrives:
-	// until then Get returns it, unchanged.
+	// The newest record is taken back only once a newer one arrives,
+	// since until then Get may return it. (Had Get returned it, it would
+	// never be taken back: see TestReader_RecycleShared.)
 	r.Recycle(third)
-	if g := r.Get(); !same(g, third) || third["float0"].([]float32)[0] != 2 {
-		t.Fatalf("after recycling the newest record, Get returns %v", g)
-	}
 	write(3)
 	fourth := next(t, ctx, r)
 	if same(fourth, third) {

@@ -347,7 +347,8 @@ func (w *Writer) putState(st *sendState, buf []byte) {
 // Set updates the writer's current data with fields (nil values leave a
 // field unchanged) and reports whether anything changed; the first Set
 // always reports a change, as the reference's set does. The data starts
-// at the defaults. NaN equals NaN.
+// at the defaults. NaN equals NaN. The writer keeps copies of the arrays
+// in fields: the caller may edit its arrays and Set them again.
 func (w *Writer) Set(fields map[string]any) (changed bool, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -369,8 +370,14 @@ func (w *Writer) setLocked(fields map[string]any) (bool, error) {
 	}
 	changed := !w.hasData
 	for k := range fields {
-		if fields[k] != nil && !sameValue(w.data[k], next[k]) {
-			changed = true
+		if fields[k] != nil {
+			if !sameValue(w.data[k], next[k]) {
+				changed = true
+			}
+			// The caller's array (or one Validate converted it to)
+			// must not be the writer's: edited and set again, it
+			// would equal the data and not count as a change.
+			next[k] = cloneValue(next[k])
 		}
 	}
 	w.data = next
@@ -378,21 +385,60 @@ func (w *Writer) setLocked(fields map[string]any) (bool, error) {
 	return changed, nil
 }
 
-// Data returns a copy of the writer's current data.
+// Data returns a copy of the writer's current data, arrays included:
+// editing it leaves the writer's data alone.
 func (w *Writer) Data() map[string]any {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.data == nil {
 		return w.val.New()
 	}
-	return maps.Clone(w.data)
+	return cloneData(w.data)
+}
+
+// cloneData is a copy of rec with copies of its arrays; strings and
+// scalars are immutable.
+func cloneData(rec map[string]any) map[string]any {
+	c := make(map[string]any, len(rec))
+	for k, v := range rec {
+		c[k] = cloneValue(v)
+	}
+	return c
+}
+
+// cloneValue is a copy of v if it is an array (a slice of a canonical
+// element type, see validate), else v.
+func cloneValue(v any) any {
+	switch s := v.(type) {
+	case []bool:
+		return slices.Clone(s)
+	case []uint8:
+		return slices.Clone(s)
+	case []int16:
+		return slices.Clone(s)
+	case []int32:
+		return slices.Clone(s)
+	case []int64:
+		return slices.Clone(s)
+	case []uint16:
+		return slices.Clone(s)
+	case []uint32:
+		return slices.Clone(s)
+	case []float32:
+		return slices.Clone(s)
+	case []float64:
+		return slices.Clone(s)
+	}
+	return v
 }
 
 // SetWriteResult is what SetWrite did.
 type SetWriteResult struct {
 	Changed bool
 	Written bool
-	Data    map[string]any
+	// Data is a copy of the writer's data (see Writer.Data), stamped as
+	// written if Written.
+	Data map[string]any
 	WriteResult
 }
 
@@ -406,7 +452,7 @@ func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool
 		w.mu.Unlock()
 		return SetWriteResult{}, err
 	}
-	data := maps.Clone(w.data)
+	data := cloneData(w.data)
 	res := SetWriteResult{Changed: changed, Data: data}
 	if !(changed || force || w.topic.Kind != salxml.Event) {
 		w.mu.Unlock()
@@ -443,7 +489,7 @@ func (w *Writer) SetWriteAsync(ctx context.Context, fields map[string]any, force
 	if !(changed || force || w.topic.Kind != salxml.Event) {
 		return false, nil
 	}
-	data := maps.Clone(w.data)
+	data := cloneData(w.data)
 	err = w.sendLocked(ctx, data, 0, func(r WriteResult, err error) {
 		if done != nil {
 			done(SetWriteResult{Changed: changed, Written: err == nil, Data: data, WriteResult: r}, err)
