@@ -46,6 +46,10 @@
 //
 // The generic commands (start, enable, disable, standby, exitControl,
 // setLogLevel) are the CSC's own; code acts on them through WithHooks.
+// Hooks.Close, ts_salobj's close_tasks, runs once however the CSC ends.
+// RunCSC runs a CSC program as amain does: a SIGTERM at any moment takes
+// the CSC to OFFLINE, runs the close hook and exits 0 (see the README's
+// "Deploying a CSC").
 //
 // # SAL scripts
 //
@@ -63,8 +67,10 @@
 //
 // Connect makes a bus of its own (one Kafka producer and registry client,
 // with options such as WithBrokers, WithAcks or WithMetrics); NewRemote,
-// NewController and NewCSC use the process-wide bus of Default. Close
-// closes what was made from a bus; every Close is safe to call twice.
+// NewController and NewCSC use the process-wide bus of Default. Closing a
+// bus closes every CSC, script, Controller and Remote made on it, in that
+// order (commands in flight end with ErrClosed); every Close is safe to
+// call twice.
 //
 // # Observability
 //
