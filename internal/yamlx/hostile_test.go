@@ -83,15 +83,15 @@ func TestHostileDeepNesting(t *testing.T) {
 }
 
 func TestHostileHugeArrayAndString(t *testing.T) {
-	arr := "[" + strings.Repeat("1,", 200000) + "1]"
+	arr := "[" + strings.Repeat("1,", 20000) + "1]"
 	var v any
 	var err error
 	n := allocated(func() { v, err = UnmarshalOrdered("config", []byte(arr)) })
-	if err != nil || len(v.([]any)) != 200001 {
+	if err != nil || len(v.([]any)) != 20001 {
 		t.Fatalf("err = %v", err)
 	}
-	if n > 200<<20 {
-		t.Errorf("allocated %d bytes for a %d-byte array, want < 200 MiB", n, len(arr))
+	if n > 32<<20 && !raceEnabled {
+		t.Errorf("allocated %d bytes for a %d-byte array, want < 32 MiB", n, len(arr))
 	}
 	str := "s: " + strings.Repeat("x", 4<<20)
 	n = allocated(func() { v, err = UnmarshalOrdered("config", []byte(str)) })
