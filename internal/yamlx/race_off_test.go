@@ -1,0 +1,5 @@
+//go:build !race
+
+package yamlx
+
+const raceEnabled = false
