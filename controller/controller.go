@@ -112,6 +112,9 @@ type Stats struct {
 	// LongStrings counts commands handled although strings in them are
 	// longer than their IDL_Size, as ts_salobj handles them.
 	LongStrings uint64
+	// LogDropped counts log records not written as logMessage because
+	// LogQueueLen records were already waiting (the broker away).
+	LogDropped uint64
 }
 
 // Controller is the server side of one component instance.
@@ -310,6 +313,7 @@ func (c *Controller) Stats() Stats {
 		Rejected: c.stats.rejected.Load(), Duplicates: c.stats.duplicates.Load(),
 		AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
 		LongStrings: c.stats.longStrings.Load(),
+		LogDropped:  c.logs.dropped.Load(),
 	}
 }
 
@@ -568,6 +572,7 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 func (c *Controller) Close() {
 	c.abort()
 	c.closeOnce.Do(func() {
+		c.logs.stop()
 		c.in.Close()
 		if c.unreg != nil {
 			c.unreg()

@@ -1,6 +1,9 @@
 package controller
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // SetLogClock makes c's rate-limited log use interval and clock (nil:
 // time.Now), so that tests decide when an interval has passed.
@@ -16,3 +19,8 @@ func SetCSCLogClock(s *CSC, interval time.Duration, clock func() time.Time) {
 // CloseCSCTopics closes a CSC's topics under it, as a bus gone away would,
 // leaving the CSC itself running.
 func CloseCSCTopics(s *CSC) { s.c.in.Close() }
+
+// SetLogWrite replaces how c writes a logMessage record (before Start).
+func SetLogWrite(c *Controller, f func(ctx context.Context, rec map[string]any) error) {
+	c.logs.write = f
+}

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/lsst-sal/salgo/topics"
+	"time"
 )
 
 // ExpectedError is a failure a handler or hook expects, as ts_salobj's
@@ -81,20 +80,48 @@ func PyToSlog(l int32) slog.Level { return pyToSlog(l) }
 // logSink writes a component's log records as logMessage events, and
 // keeps the level setLogLevel sets. Records logged before the component
 // has started are kept (the last maxEarly) and written once it has.
+//
+// Logging never blocks the code that logs (a handler, the poll loop):
+// records go to a queue of LogQueueLen that one goroutine writes, each
+// write bounded by logWriteWait; when the queue is full (the broker is
+// away and the producer's buffer full), a record is dropped and counted
+// (Stats.LogDropped), and the drop reported on the process log at most
+// once per interval.
 type logSink struct {
 	c     *Controller
 	level slog.LevelVar
 	py    atomic.Int32 // the Python level, as set (logLevel reports it exactly)
 
+	dropped atomic.Uint64
+	// write writes one record; tests replace it.
+	write func(ctx context.Context, rec map[string]any) error
+
 	mu      sync.Mutex
 	started bool
+	stopped bool
 	early   []map[string]any
+	q       chan map[string]any
+	done    chan struct{}
+	cancel  context.CancelFunc // ends the write under way (stop)
+	ctx     context.Context
 }
 
 const maxEarly = 10
 
+// LogQueueLen is how many logMessage records may wait to be written
+// before more are dropped and counted.
+const LogQueueLen = 1000
+
+// logWriteWait bounds the write of one logMessage; logDrain bounds the
+// writing of those still queued when the controller closes.
+const (
+	logWriteWait = 10 * time.Second
+	logDrain     = 2 * time.Second
+)
+
 func newLogSink(c *Controller) *logSink {
 	s := &logSink{c: c}
+	s.write = s.writeEvent
 	s.setPy(pyInfo)
 	return s
 }
@@ -106,47 +133,115 @@ func (s *logSink) setPy(level int32) {
 	s.py.Store(level)
 }
 
-// start writes the records kept from before the component started.
+// start writes the records kept from before the component started (each
+// bounded by logWriteWait, so that they are on the bus when Start
+// returns), then starts the writer of the later ones.
 func (s *logSink) start() {
-	s.mu.Lock()
-	early := s.early
-	s.early, s.started = nil, true
-	s.mu.Unlock()
-	for _, rec := range early {
-		s.write(rec)
+	for {
+		s.mu.Lock()
+		if s.started || s.stopped {
+			s.mu.Unlock()
+			return
+		}
+		early := s.early
+		s.early = nil
+		if len(early) == 0 {
+			s.started = true
+			s.q = make(chan map[string]any, LogQueueLen)
+			s.done = make(chan struct{})
+			s.ctx, s.cancel = context.WithCancel(context.Background())
+			go s.loop(s.q, s.done)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		for _, rec := range early {
+			ctx, cancel := context.WithTimeout(context.Background(), logWriteWait)
+			if err := s.write(ctx, rec); err != nil && s.c.ctx.Err() == nil {
+				s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err)
+			}
+			cancel()
+		}
 	}
 }
 
 func (s *logSink) publish(rec map[string]any) {
 	s.mu.Lock()
-	if !s.started {
+	defer s.mu.Unlock()
+	switch {
+	case s.stopped:
+	case !s.started:
 		if len(s.early) == maxEarly {
 			s.early = s.early[1:]
 		}
 		s.early = append(s.early, rec)
-		s.mu.Unlock()
-		return
+	default:
+		s.enqueueLocked(rec)
 	}
-	s.mu.Unlock()
-	s.write(rec)
 }
 
-// write writes one logMessage as the reference's set_write does: an
-// identical record again (same logger, level, message, source line) is
-// not written again.
-func (s *logSink) write(rec map[string]any) {
-	w := s.c.event("logMessage")
-	if w == nil {
-		return
+// enqueueLocked queues rec, or drops and counts it if the queue is full;
+// it never blocks.
+func (s *logSink) enqueueLocked(rec map[string]any) {
+	select {
+	case s.q <- rec:
+	default:
+		s.dropped.Add(1)
+		s.c.rl.Log(slog.LevelWarn, "logMessage-dropped", "controller: logMessage dropped: the queue of records to write is full (is the broker away?)",
+			"controller", s.c.Name(), "dropped", s.dropped.Load())
 	}
-	failed := func(err error) {
+}
+
+func (s *logSink) loop(q <-chan map[string]any, done chan<- struct{}) {
+	defer close(done)
+	for rec := range q {
+		ctx, cancel := context.WithTimeout(s.ctx, logWriteWait)
+		err := s.write(ctx, rec)
+		cancel()
 		if err != nil && s.c.ctx.Err() == nil {
 			s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err)
 		}
 	}
-	// Queued, not waited for: logging must not block the caller.
-	_, err := w.SetWriteAsync(context.WithoutCancel(s.c.ctx), rec, false, func(_ topics.SetWriteResult, err error) { failed(err) })
-	failed(err)
+}
+
+// stop writes what is queued (for at most logDrain) and stops the writer;
+// records logged later are dropped. Safe to call twice.
+func (s *logSink) stop() {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return
+	}
+	s.stopped = true
+	started := s.started
+	if started {
+		close(s.q)
+	}
+	s.mu.Unlock()
+	if !started {
+		return
+	}
+	t := time.NewTimer(logDrain)
+	defer t.Stop()
+	select {
+	case <-s.done:
+	case <-t.C:
+		s.cancel()
+		<-s.done
+	}
+	s.cancel()
+}
+
+// writeEvent writes one logMessage as the reference's set_write does: an
+// identical record again (same logger, level, message, source line) is
+// not written again.
+func (s *logSink) writeEvent(ctx context.Context, rec map[string]any) error {
+	w := s.c.event("logMessage")
+	if w == nil {
+		return nil
+	}
+	_, err := w.SetWrite(ctx, rec, false)
+	return err
 }
 
 // logHandler is the slog.Handler of a Controller's Logger: records at or
