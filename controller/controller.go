@@ -64,7 +64,16 @@ type Config struct {
 	// QueueLen bounds each command topic's queue (default and minimum
 	// 1000); when full, the oldest command is dropped and counted.
 	QueueLen int
+	// MaxConcurrent bounds how many handlers of Concurrent commands run
+	// at once (default DefaultMaxConcurrent, 100): a command beyond it is
+	// refused at once, acked CMD_FAILED "Failed: too many commands running
+	// at once (limit N); try again later", and counted in Stats.Rejected,
+	// so that a flood of commands cannot grow the process without bound.
+	MaxConcurrent int
 }
+
+// DefaultMaxConcurrent is Config.MaxConcurrent's default.
+const DefaultMaxConcurrent = 100
 
 // Command is one received command.
 type Command struct {
@@ -150,6 +159,8 @@ type Controller struct {
 	finished  chan struct{} // closed when Close has finished
 	unreg     func()        // leaves the Domain's list of what its Close closes
 
+	concurrent atomic.Int64 // handlers of Concurrent commands running
+
 	stats struct {
 		received, completed, failed, rejected, duplicates, ackErrors, inProgress, longStrings atomic.Uint64
 	}
@@ -190,6 +201,9 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 			return nil, fmt.Errorf("controller: concurrent commands: %w", err)
 		}
 		cfg.Concurrent[i] = t.Name()
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = DefaultMaxConcurrent
 	}
 	c.cfg = cfg
 	names := comp.SALTopicNames()
@@ -412,7 +426,18 @@ func (c *Controller) receive(name string, rec map[string]any) {
 	c.running.Add(1)
 	c.mu.Unlock()
 	if slices.Contains(c.cfg.Concurrent, name) {
-		go c.run(h, cmd)
+		if c.concurrent.Add(1) > int64(c.cfg.MaxConcurrent) {
+			c.concurrent.Add(-1)
+			c.running.Done()
+			c.stats.rejected.Add(1)
+			c.final(cmd, topics.Ack{Code: topics.CmdFailed, Error: 1,
+				Result: fmt.Sprintf("Failed: too many commands running at once (limit %d); try again later", c.cfg.MaxConcurrent)})
+			return
+		}
+		go func() {
+			defer c.concurrent.Add(-1)
+			c.run(h, cmd)
+		}()
 	} else {
 		c.run(h, cmd)
 	}

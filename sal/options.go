@@ -214,3 +214,10 @@ func WithSubsystemVersions(v string) CSCOption {
 func WithCloseTimeout(d time.Duration) CSCOption {
 	return cscOpt(func(c *controller.CSCConfig) { c.CloseTimeout = d })
 }
+
+// WithMaxConcurrent bounds how many handlers of concurrent commands
+// (WithConcurrent) run at once; the excess is refused with CMD_FAILED,
+// overriding the default controller.DefaultMaxConcurrent (100).
+func WithMaxConcurrent(n int) ControllerOption {
+	return controllerOpt(func(c *controller.Config) { c.MaxConcurrent = n })
+}
