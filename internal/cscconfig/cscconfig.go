@@ -273,11 +273,9 @@ type Plan struct {
 //
 // Deliberate difference from salobj: a file name that leaves the
 // configuration folder ("../x", an absolute path, a symbolic link that
-// points out) is refused here and by Read, and a git reference that git
-// could take for an option or that is not a valid reference is refused by
-// Read (see validRef), because the start ack that reports a failure
-// quotes what was read and every bus member sees it. git is also given
-// --end-of-options before the reference.
+// points out) and a git reference that git could take for an option or
+// that is not a valid reference are refused, because the start ack that
+// reports a failure quotes what was read and every bus member sees it.
 func (c *Configurator) Plan(override string) (Plan, error) {
 	file, ref, _ := strings.Cut(override, ":")
 	files := []string{"_init.yaml"}
@@ -293,6 +291,9 @@ func (c *Configurator) Plan(override string) (Plan, error) {
 			return Plan{}, err
 		}
 		files = append(files, file)
+	}
+	if ref != "" && !validRef(ref) {
+		return Plan{}, expected("configurationOverride git reference %s is not a valid git reference", pyrepr.String(ref))
 	}
 	return Plan{
 		Files:      files,
@@ -602,18 +603,17 @@ func (c *Configurator) inside(name string) error {
 	return nil
 }
 
-// validRef is git check-ref-format's rules, loosened for the revision
-// suffixes ~n and ^n (HEAD~1): not empty, no leading '-' (an option) or
-// '/', no "..", no "@{", no whitespace, control characters or any of
-// :?*[ and backslash, not ending in "." or ".lock" or "/". Read refuses
-// another reference; Plan, which only names it in a log message, does not.
+// validRef is a subset of git check-ref-format's rules, enough that a
+// reference can never be taken for an option or a path: not empty, no
+// leading '-', no "..", no "@{", no whitespace, control characters or any
+// of ~^:?*[\, not ending in "." or ".lock" or "/".
 func validRef(ref string) bool {
 	if ref == "" || ref[0] == '-' || strings.Contains(ref, "..") || strings.Contains(ref, "@{") ||
 		strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock") || strings.HasSuffix(ref, "/") || strings.HasPrefix(ref, "/") {
 		return false
 	}
 	for _, r := range ref {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(":?*[\\", r) {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
 			return false
 		}
 	}

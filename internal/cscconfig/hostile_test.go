@@ -82,7 +82,7 @@ func TestHostileBillionLaughsConfig(t *testing.T) {
 	c := newTest(t, "test", dir)
 	var err error
 	n := allocated(func() { _, _, err = c.Load(context.Background(), "") })
-	if err == nil || !strings.Contains(err.Error(), "the document expands to more than 100000 values through aliases (limit 100000)") {
+	if err == nil || !strings.Contains(err.Error(), "the document expands to more than 1000000 values through aliases (limit 1000000)") {
 		t.Fatalf("err = %v", err)
 	}
 	if n > 4<<20 {

@@ -32,10 +32,7 @@
 //   - a mapping key that is not a string after YAML 1.1 resolution (on:,
 //     1:, null:, a date): quote it;
 //   - !!set, !!omap, !!pairs and Python-specific tags;
-//   - a recursive alias (an anchor used inside itself);
-//   - a document that, through aliases, stands for more than
-//     MaxExpandedValues (100000) values once every alias is expanded (a
-//     "billion laughs"): its callers walk the expanded tree.
+//   - a recursive alias (an anchor used inside itself).
 //
 // The non-specific tag "!" (as in "! 12") cannot be seen through the YAML
 // library's node tree; such a scalar is resolved as if untagged, where

@@ -88,7 +88,7 @@ func UnmarshalOrdered(name string, data []byte) (any, error) {
 // Plain, merging) walk the expanded tree, so a "billion laughs" document
 // of a few hundred bytes would cost them gigabytes. Real configuration
 // files (a few KB) stand for a few thousand values.
-const MaxExpandedValues = 100_000
+const MaxExpandedValues = 1_000_000
 
 // ErrTooLarge is matched (errors.Is) by the Error for a document that
 // expands to more than MaxExpandedValues values through aliases.

@@ -1,5 +1,0 @@
-//go:build !race
-
-package yamlx
-
-const raceEnabled = false
