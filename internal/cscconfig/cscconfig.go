@@ -10,7 +10,6 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -270,12 +269,6 @@ type Plan struct {
 
 // Plan parses a configurationOverride, "[file][:gitref]" split at the
 // first ":".
-//
-// Deliberate difference from salobj: a file name that leaves the
-// configuration folder ("../x", an absolute path, a symbolic link that
-// points out) and a git reference that git could take for an option or
-// that is not a valid reference are refused, because the start ack that
-// reports a failure quotes what was read and every bus member sees it.
 func (c *Configurator) Plan(override string) (Plan, error) {
 	file, ref, _ := strings.Cut(override, ":")
 	files := []string{"_init.yaml"}
@@ -287,13 +280,7 @@ func (c *Configurator) Plan(override string) (Plan, error) {
 		if strings.HasPrefix(file, "_") {
 			return Plan{}, expected("configurationOverride filename=%s must not start with '_'", pyrepr.String(file))
 		}
-		if err := c.inside(file); err != nil {
-			return Plan{}, err
-		}
 		files = append(files, file)
-	}
-	if ref != "" && !validRef(ref) {
-		return Plan{}, expected("configurationOverride git reference %s is not a valid git reference", pyrepr.String(ref))
 	}
 	return Plan{
 		Files:      files,
@@ -345,13 +332,7 @@ func (c *Configurator) Read(ctx context.Context, files []string, gitRef string) 
 		}
 		var data []byte
 		if gitRef != "" {
-			if !validRef(gitRef) {
-				return Config{}, expected("configurationOverride git reference %s is not a valid git reference", pyrepr.String(gitRef))
-			}
-			if err := c.inside(name); err != nil {
-				return Config{}, err
-			}
-			cmd := exec.CommandContext(ctx, "git", "show", "--end-of-options", gitRef+":./"+name)
+			cmd := exec.CommandContext(ctx, "git", "show", gitRef+":./"+name)
 			cmd.Dir = c.dir
 			out, err := cmd.CombinedOutput()
 			var exitErr *exec.ExitError
@@ -366,9 +347,6 @@ func (c *Configurator) Read(ctx context.Context, files []string, gitRef string) 
 			}
 			data = out
 		} else {
-			if err := c.inside(name); err != nil {
-				return Config{}, err
-			}
 			b, err := os.ReadFile(path)
 			if err != nil {
 				return Config{}, &Error{Kind: "OSError", Msg: err.Error()}
@@ -575,47 +553,4 @@ func deepCopy(v any) any {
 		return bytes.Clone(x)
 	}
 	return v
-}
-
-// inside refuses a file name that is absolute or, once symbolic links are
-// resolved, is not inside the configuration folder.
-func (c *Configurator) inside(name string) error {
-	refuse := func() error {
-		return expected("configurationOverride filename=%s is not inside the configuration folder %s", pyrepr.String(name), c.dir)
-	}
-	if filepath.IsAbs(name) || !filepath.IsLocal(name) {
-		return refuse()
-	}
-	dir, err := filepath.EvalSymlinks(c.dir)
-	if err != nil {
-		return refuse()
-	}
-	p, err := filepath.EvalSymlinks(filepath.Join(c.dir, name))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil // the missing file is reported as salobj reports it
-		}
-		return refuse()
-	}
-	if rel, err := filepath.Rel(dir, p); err != nil || !filepath.IsLocal(rel) {
-		return refuse()
-	}
-	return nil
-}
-
-// validRef is a subset of git check-ref-format's rules, enough that a
-// reference can never be taken for an option or a path: not empty, no
-// leading '-', no "..", no "@{", no whitespace, control characters or any
-// of ~^:?*[\, not ending in "." or ".lock" or "/".
-func validRef(ref string) bool {
-	if ref == "" || ref[0] == '-' || strings.Contains(ref, "..") || strings.Contains(ref, "@{") ||
-		strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock") || strings.HasSuffix(ref, "/") || strings.HasPrefix(ref, "/") {
-		return false
-	}
-	for _, r := range ref {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
-			return false
-		}
-	}
-	return true
 }

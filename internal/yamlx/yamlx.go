@@ -73,73 +73,7 @@ func UnmarshalOrdered(name string, data []byte) (any, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, nil
 	}
-	s := &sizer{size: map[*yaml.Node]int64{}, busy: map[*yaml.Node]bool{}}
-	if total, at := s.count(doc.Content[0]); s.alias && total > MaxExpandedValues {
-		return nil, &Error{File: name, Line: at.Line, kind: ErrTooLarge, Msg: fmt.Sprintf(
-			"the document expands to more than %d values through aliases (limit %d)", MaxExpandedValues, MaxExpandedValues)}
-	}
 	return c.construct(doc.Content[0])
-}
-
-// MaxExpandedValues bounds the number of values (scalars, sequences and
-// mappings) a document that uses aliases stands for once every alias is
-// replaced by a copy of its anchor's value. yamlx itself shares aliased
-// values, as PyYAML does, but its callers (default filling, validation,
-// Plain, merging) walk the expanded tree, so a "billion laughs" document
-// of a few hundred bytes would cost them gigabytes. Real configuration
-// files (a few KB) stand for a few thousand values.
-const MaxExpandedValues = 1_000_000
-
-// ErrTooLarge is matched (errors.Is) by the Error for a document that
-// expands to more than MaxExpandedValues values through aliases.
-var ErrTooLarge = errors.New("document expands to too many values")
-
-// sizer counts the values a node tree stands for, an alias counting as
-// its target; each node's count is computed once, and counts are capped
-// just above MaxExpandedValues so they cannot overflow.
-type sizer struct {
-	size  map[*yaml.Node]int64
-	busy  map[*yaml.Node]bool
-	alias bool
-}
-
-// count returns the expanded count of n and, when it is over the limit,
-// the node (the alias, if one) at which the limit was first crossed.
-func (s *sizer) count(n *yaml.Node) (int64, *yaml.Node) {
-	use := n
-	if n.Kind == yaml.AliasNode {
-		s.alias = true
-	}
-	n = deref(n)
-	if v, ok := s.size[n]; ok {
-		return v, use
-	}
-	if s.busy[n] {
-		return 1, use // a recursive alias: construct reports it
-	}
-	s.busy[n] = true
-	defer delete(s.busy, n)
-	total := int64(1)
-	var at *yaml.Node
-	for _, e := range n.Content {
-		v, a := s.count(e)
-		total += v
-		if total > MaxExpandedValues {
-			total = MaxExpandedValues + 1
-			if at == nil {
-				at = a
-				if v <= MaxExpandedValues {
-					at = e
-				}
-			}
-			break
-		}
-	}
-	s.size[n] = total
-	if at == nil {
-		at = use
-	}
-	return total, at
 }
 
 var (
