@@ -43,19 +43,21 @@ func newWalker(root any) *walker {
 // the memo of shared values.
 //
 // A mapping or list may be reached several times (a YAML alias is one Go
-// value, as in Python); the walk of a (value, schema) pair is remembered so
-// that it is not repeated, which keeps the work linear in the number of
-// distinct values, not in the size of the expanded tree:
+// value, as in Python); the walk of a (value, schema) pair is remembered
+// (valid, or its first error) and replayed instead of repeated, which keeps
+// the work linear in the number of distinct values, not in the size of the
+// expanded tree. Replaying one error stands for all of the walk's errors
+// because every yield callback either stops at the first error (first,
+// valid) or only notes that there was one (anyOf's and oneOf's branches
+// while filling defaults).
 //
 //   - validating (no defaults), nothing changes during the walk, so the
-//     result of a pair is final: valid, or its first error (every yield
-//     callback of such a walk stops at the first error; anyOf and oneOf
-//     ask only whether a branch is valid);
+//     result of a pair is final, even of a walk stopped at its first error;
 //   - filling defaults (salobj's DefaultingValidator mutates the instance
-//     in place, as here), a pair found valid is skipped only while no
-//     default has been filled anywhere since (gen) and none was filled
-//     during its walk; Python would repeat the walk and, with the instance
-//     unchanged, find the same nothing to do. A shared value may so be
+//     in place, as here), only a walk that went to its end and filled
+//     nothing is remembered, and only until a default is filled anywhere
+//     (gen): Python would repeat the walk and, with the instance unchanged,
+//     find the same errors and nothing to fill. A shared value may so be
 //     walked again after each default filled elsewhere: at worst as often
 //     as it is used, a number internal/yamlx bounds (MaxNodes).
 type run struct {
@@ -160,14 +162,12 @@ func (r *run) iter(inst, schema any, yield yieldFn) bool {
 			return r.keywords(inst, s, yield)
 		}
 		key := memoKey{id, s}
-		if e, ok := r.memo[key]; ok {
-			switch {
-			case e.first == nil && (!r.defaults || e.gen == r.gen):
+		if e, ok := r.memo[key]; ok && e.gen == r.gen {
+			if e.first == nil {
 				return true
-			case e.first != nil:
-				c := *e.first
-				return yield(&c)
 			}
+			c := *e.first
+			return yield(&c)
 		}
 		gen := r.gen
 		var first *ValidationError
@@ -178,12 +178,8 @@ func (r *run) iter(inst, schema any, yield yieldFn) bool {
 			}
 			return yield(e)
 		})
-		switch {
-		case r.err != nil:
-		case first == nil && cont && r.gen == gen:
-			r.memo[key] = memoEntry{gen: gen}
-		case first != nil && !cont && !r.defaults:
-			r.memo[key] = memoEntry{first: first}
+		if r.err == nil && r.gen == gen && (cont || !r.defaults) {
+			r.memo[key] = memoEntry{gen: gen, first: first}
 		}
 		return cont
 	}
@@ -249,9 +245,9 @@ func (r *run) branchValid(inst, schema any, schemaPath any) bool {
 	if !r.defaults {
 		return r.valid(inst, schema)
 	}
-	n := 0
-	r.descend(inst, schema, nil, schemaPath, func(*ValidationError) bool { n++; return true })
-	return n == 0
+	failed := false
+	r.descend(inst, schema, nil, schemaPath, func(*ValidationError) bool { failed = true; return true })
+	return !failed
 }
 
 func prepend(x any, list []any) []any {
