@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -268,8 +270,13 @@ type Plan struct {
 }
 
 // Plan parses a configurationOverride, "[file][:gitref]" split at the
-// first ":".
+// first ":". The file must be in the folder and the reference a plain git
+// reference (see CheckOverrideName and CheckGitRef); salobj checks
+// neither.
 func (c *Configurator) Plan(override string) (Plan, error) {
+	if !utf8.ValidString(override) {
+		return Plan{}, expected("configurationOverride=%s is not valid UTF-8", pyrepr.String(strings.ToValidUTF8(override, "\uFFFD")))
+	}
 	file, ref, _ := strings.Cut(override, ":")
 	files := []string{"_init.yaml"}
 	site := "_" + c.site + ".yaml"
@@ -280,13 +287,80 @@ func (c *Configurator) Plan(override string) (Plan, error) {
 		if strings.HasPrefix(file, "_") {
 			return Plan{}, expected("configurationOverride filename=%s must not start with '_'", pyrepr.String(file))
 		}
+		if err := c.CheckOverrideName(file); err != nil {
+			return Plan{}, err
+		}
 		files = append(files, file)
+	}
+	if ref != "" {
+		if err := CheckGitRef(ref); err != nil {
+			return Plan{}, err
+		}
 	}
 	return Plan{
 		Files:      files,
 		GitRef:     ref,
 		LogMessage: fmt.Sprintf("Reading configuration from config_dir%s, git_hash=%s, files=%s", c.dir, pyrepr.String(ref), pyrepr.Repr(files)),
 	}, nil
+}
+
+// CheckOverrideName refuses a configurationOverride file name that leaves
+// the configuration folder: an absolute path, a name whose ".." go above
+// the folder, or a name that, once its symlinks are resolved, is outside
+// it (a symlink to a file elsewhere, or in a folder linked from elsewhere).
+// salobj reads any path; its start ack then quotes the file's content when
+// it is not a configuration, to everyone on the bus. Symlinks that stay
+// inside the folder are followed. The check and the read are separate
+// steps: someone who can change the folder's symlinks in between is
+// trusted anyway.
+func (c *Configurator) CheckOverrideName(name string) error {
+	outside := expected("configurationOverride filename=%s is outside config_dir=%s", pyrepr.String(name), c.dir)
+	if filepath.IsAbs(name) {
+		return outside
+	}
+	if rel := filepath.Clean(name); rel == ".." || strings.HasPrefix(rel, "../") {
+		return outside
+	}
+	// The path as the system reads it: ".." after a symlink is the link
+	// target's parent, which a lexical clean would miss. A path that does
+	// not resolve (does not exist) is not read: Read says so.
+	r, err := filepath.EvalSymlinks(c.dir + "/" + name)
+	if err != nil {
+		return nil
+	}
+	if !within(r, c.dir) {
+		return outside
+	}
+	return nil
+}
+
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// CheckGitRef refuses a git reference that git could take as an option or
+// that is not a plain reference: one that starts with "-", is not valid
+// UTF-8, or contains a space or control character, one of : ? * [ \, or
+// "..", after git check-ref-format's rules. The revision suffixes ~<n>,
+// ^<n>, ^{type} and @{...} are accepted. salobj passes the text to git as
+// it comes.
+func CheckGitRef(ref string) error {
+	var why string
+	switch {
+	case strings.HasPrefix(ref, "-"):
+		why = "it starts with '-'"
+	case !utf8.ValidString(ref):
+		why = "it is not valid UTF-8"
+	case strings.ContainsFunc(ref, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		why = "it contains a space or a control character"
+	case strings.ContainsAny(ref, ":?*[\\"):
+		why = "it contains one of : ? * [ \\"
+	case strings.Contains(ref, ".."):
+		why = "it contains '..'"
+	default:
+		return nil
+	}
+	return expected("configurationOverride git reference %s is not valid: %s", pyrepr.String(strings.ToValidUTF8(ref, "\uFFFD")), why)
 }
 
 // Load is Plan then Read: the part of the start command between reading
@@ -320,7 +394,16 @@ func (c Config) Configurations() string { return strings.Join(c.Files, ",") }
 // 1.1; a null document is skipped and anything else is merged (mappings
 // deeply, everything else replaced). Then the top-level "metadata" key is
 // dropped and the result validated against the schema.
+//
+// The names are read as given: a name from the bus must go through Plan
+// (CheckOverrideName) first. gitRef is checked (CheckGitRef) and given to
+// git after --end-of-options.
 func (c *Configurator) Read(ctx context.Context, files []string, gitRef string) (Config, error) {
+	if gitRef != "" {
+		if err := CheckGitRef(gitRef); err != nil {
+			return Config{}, err
+		}
+	}
 	merged := yamlx.NewMap(0)
 	for _, name := range files {
 		if name == "" {
@@ -332,7 +415,7 @@ func (c *Configurator) Read(ctx context.Context, files []string, gitRef string) 
 		}
 		var data []byte
 		if gitRef != "" {
-			cmd := exec.CommandContext(ctx, "git", "show", gitRef+":./"+name)
+			cmd := exec.CommandContext(ctx, "git", "show", "--end-of-options", gitRef+":./"+name)
 			cmd.Dir = c.dir
 			out, err := cmd.CombinedOutput()
 			var exitErr *exec.ExitError
@@ -496,27 +579,42 @@ func (c Config) Decode(v any) error {
 }
 
 func jsonable(v any, where string) (any, error) {
+	return jsoner{}.json(v, where)
+}
+
+// jsoner converts each shared map or list once (the configuration keeps
+// YAML aliases as shared values); encoding/json then writes each use.
+type jsoner map[any]any
+
+func (c jsoner) json(v any, where string) (any, error) {
+	id, shared := identity(v)
+	if shared {
+		if out, ok := c[id]; ok {
+			return out, nil
+		}
+	}
+	var out any
 	switch x := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		m := make(map[string]any, len(x))
 		for k, e := range x {
-			j, err := jsonable(e, where+"["+k+"]")
+			j, err := c.json(e, where+"["+k+"]")
 			if err != nil {
 				return nil, err
 			}
-			out[k] = j
+			m[k] = j
 		}
-		return out, nil
+		out = m
 	case []any:
-		out := make([]any, len(x))
+		l := make([]any, len(x))
 		for i, e := range x {
-			j, err := jsonable(e, fmt.Sprintf("%s[%d]", where, i))
+			j, err := c.json(e, fmt.Sprintf("%s[%d]", where, i))
 			if err != nil {
 				return nil, err
 			}
-			out[i] = j
+			l[i] = j
 		}
-		return out, nil
+		out = l
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%s=%s: JSON has no such number, so it cannot be decoded into a Go value", where, pyrepr.Float(x))
@@ -531,22 +629,67 @@ func jsonable(v any, where string) (any, error) {
 			return x.Time.Format("2006-01-02T15:04:05.999999999"), nil
 		}
 		return x.Time.Format(time.RFC3339Nano), nil
+	default:
+		return v, nil
 	}
-	return v, nil
+	if shared {
+		c[id] = out
+	}
+	return out, nil
 }
 
+// listID identifies a non-empty slice: its first element and length.
+type listID struct {
+	first *any
+	n     int
+}
+
+// identity is a key for a map or non-empty list that is the same for every
+// use of one shared value.
+func identity(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		return reflect.ValueOf(x).Pointer(), x != nil
+	case []any:
+		if len(x) > 0 {
+			return listID{&x[0], len(x)}, true
+		}
+	}
+	return nil, false
+}
+
+// deepCopy copies maps, lists and byte slices; a shared value is copied
+// once and stays shared in the copy.
 func deepCopy(v any) any {
+	return copier{}.copy(v)
+}
+
+type copier map[any]any
+
+func (c copier) copy(v any) any {
+	id, shared := identity(v)
+	if shared {
+		if out, ok := c[id]; ok {
+			return out
+		}
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(x))
+		if shared {
+			c[id] = m
+		}
 		for k, e := range x {
-			m[k] = deepCopy(e)
+			m[k] = c.copy(e)
 		}
 		return m
 	case []any:
 		out := make([]any, len(x))
+		if shared {
+			c[id] = out
+		}
 		for i, e := range x {
-			out[i] = deepCopy(e)
+			out[i] = c.copy(e)
 		}
 		return out
 	case []byte:

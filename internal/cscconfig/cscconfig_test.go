@@ -268,12 +268,12 @@ func TestIncompleteAndMissingInit(t *testing.T) {
 
 func TestPlanLogMessage(t *testing.T) {
 	c := newTest(t, "test", "")
-	p, err := c.Plan("some_fields.yaml:b:c")
+	p, err := c.Plan("some_fields.yaml:b~1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Reading configuration from config_dir" + c.Dir() + ", git_hash='b:c', files=['_init.yaml', '_test.yaml', 'some_fields.yaml']"
-	if p.GitRef != "b:c" || p.LogMessage != want {
+	want := "Reading configuration from config_dir" + c.Dir() + ", git_hash='b~1', files=['_init.yaml', '_test.yaml', 'some_fields.yaml']"
+	if p.GitRef != "b~1" || p.LogMessage != want {
 		t.Errorf("plan %+v\nwant log %q", p, want)
 	}
 }

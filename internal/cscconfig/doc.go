@@ -34,6 +34,30 @@
 // followed by the file, line and message; Python has the PyYAML exception's
 // repr there, with object addresses.
 //
+// The bus is untrusted, and two salobj behaviours are deliberately not
+// kept (each refusal is an ExpectedError, so the start ack says why):
+//
+//   - a configurationOverride file name that leaves the folder (an absolute
+//     path, "../x", a symlink to a file or folder elsewhere) is refused with
+//     "configurationOverride filename='../x' is outside config_dir=<dir>";
+//     salobj reads any path, and its ack then quotes the file's content
+//     when it is not a configuration (/etc/passwd, say) to everyone on the
+//     bus. Symlinks that stay inside the folder are followed;
+//   - a git reference that git could take as an option ("-p",
+//     "--output=/x") or that is not a plain reference (a space, a control
+//     character, one of : ? * [ \, "..", invalid UTF-8) is refused with
+//     "configurationOverride git reference '-p' is not valid: it starts with
+//     '-'", and git is called with --end-of-options; salobj passes the text
+//     to git as it comes. Revision suffixes (HEAD~1, v1^{commit}, main@{1})
+//     are accepted. An override that is not valid UTF-8 is refused too.
+//
+// YAML aliases stay shared: a mapping or list used several times in a file
+// is one value in Config.Values, as in Python, and is validated once; a
+// file that expands to more than yamlx.MaxNodes (one million) nodes, each
+// alias counted in full, is refused as a YAML bomb ("Could not parse data
+// in <path> as a dict: <path>:<line>: the document expands to more than
+// 1000000 nodes ...").
+//
 // Config.Decode fills a Go value from the merged configuration by a JSON
 // round trip (encoding/json rules: exported fields, json tags, names
 // matched case-insensitively, keys without a field ignored); dates and

@@ -98,15 +98,16 @@ func (s *Schema) Title() (string, bool) {
 func (s *Schema) Validate(v any) error {
 	v = normalize(v)
 	e, err := s.walk.first(v, s.doc, false)
-	if err == nil && e != nil {
-		return e
+	if err == nil {
+		if e != nil {
+			return e
+		}
+		return nil
 	}
+	// The walk met a construct it does not follow: the library decides.
 	j, ok := toJSON(v, false)
 	if !ok {
-		if err != nil {
-			return fmt.Errorf("schema %s: %w", s.name, err)
-		}
-		return nil // values of no JSON type: the walk alone decides
+		return fmt.Errorf("schema %s: %w", s.name, err)
 	}
 	if serr := s.compiled.Validate(j); serr != nil {
 		var ve *sj.ValidationError
@@ -125,8 +126,12 @@ func (s *Schema) Validate(v any) error {
 // empty mapping) is copied, the copy gets the schema's defaults (see the
 // package doc) and is validated, then validated again unchanged (so a bad
 // default is caught), and returned. v itself is not modified (Python
-// modifies nested mappings of the caller's data; Go does not). A v that is
-// not a mapping fails with "<v> is not a dict".
+// modifies nested mappings of the caller's data; Go does not). The copy
+// keeps v's sharing: a mapping or list that v holds in several places (a
+// YAML alias) is one value in the copy and in the result, filled in place
+// as Python fills the one dict, so every use sees the defaults of every
+// schema position it is validated under. A v that is not a mapping fails
+// with "<v> is not a dict".
 func (s *Schema) FillDefaults(v any) (map[string]any, error) {
 	v = normalize(v)
 	var m *yamlx.Map
@@ -134,7 +139,7 @@ func (s *Schema) FillDefaults(v any) (map[string]any, error) {
 	case nil:
 		m = yamlx.NewMap(0)
 	case *yamlx.Map, map[string]any:
-		m = deepCopy(ordered(x)).(*yamlx.Map)
+		m = clone(x, true).(*yamlx.Map)
 	default:
 		return nil, &ValidationError{Message: pyrepr.Str(v) + " is not a dict"}
 	}
@@ -170,7 +175,8 @@ type ValidationError struct {
 	// Instance is the failing value.
 	Instance any
 
-	set bool // the fields above, after Message, are filled in
+	set  bool          // the fields above, after Message, are filled in
+	lazy func() string // the Message, until the error leaves the walk
 }
 
 func (e *ValidationError) Error() string { return e.Message }
@@ -272,21 +278,45 @@ func firstLeaf(ve *sj.ValidationError) *sj.ValidationError {
 }
 
 // normalize turns other Go integer, float, slice and map types into the
-// yamlx value model.
+// yamlx value model. Lists and maps are copied, each once: a value held in
+// several places stays one value.
 func normalize(v any) any {
+	return normalizer{}.norm(v)
+}
+
+type normalizer map[ref]any
+
+func (nz normalizer) norm(v any) any {
 	switch x := v.(type) {
 	case nil, bool, string, int64, float64, *big.Int, []byte, *yamlx.Map, yamlx.Date, yamlx.Timestamp:
 		return v
 	case []any:
+		id, ok := refOf(x)
+		if !ok {
+			return []any{}
+		}
+		if out, ok := nz[id]; ok {
+			return out
+		}
 		out := make([]any, len(x))
+		nz[id] = out
 		for i, e := range x {
-			out[i] = normalize(e)
+			out[i] = nz.norm(e)
 		}
 		return out
 	case map[string]any:
+		id, ok := refOf(x)
+		if ok {
+			if out, ok := nz[id]; ok {
+				return out
+			}
+		}
 		out := make(map[string]any, len(x))
+		if ok {
+			nz[id] = out
+		}
 		for k, e := range x {
-			out[k] = normalize(e)
+			out[k] = nz.norm(e)
 		}
 		return out
 	case json.Number:
@@ -318,7 +348,7 @@ func normalize(v any) any {
 	case reflect.Slice, reflect.Array:
 		out := make([]any, rv.Len())
 		for i := range out {
-			out[i] = normalize(rv.Index(i).Interface())
+			out[i] = nz.norm(rv.Index(i).Interface())
 		}
 		return out
 	case reflect.Map:
@@ -326,7 +356,7 @@ func normalize(v any) any {
 			out := make(map[string]any, rv.Len())
 			it := rv.MapRange()
 			for it.Next() {
-				out[it.Key().String()] = normalize(it.Value().Interface())
+				out[it.Key().String()] = nz.norm(it.Value().Interface())
 			}
 			return out
 		}
@@ -334,13 +364,27 @@ func normalize(v any) any {
 		if rv.IsNil() {
 			return nil
 		}
-		return normalize(rv.Elem().Interface())
+		return nz.norm(rv.Elem().Interface())
 	}
 	return v
 }
 
-// ordered turns plain maps into *yamlx.Map with sorted keys, deeply.
+// ordered turns plain maps into *yamlx.Map with sorted keys, deeply, in
+// place (for the schema); each shared value is visited once.
 func ordered(v any) any {
+	return orderer{}.order(v)
+}
+
+type orderer map[ref]any
+
+func (o orderer) order(v any) any {
+	id, ok := refOf(v)
+	if !ok {
+		return v
+	}
+	if out, ok := o[id]; ok {
+		return out
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -349,21 +393,24 @@ func ordered(v any) any {
 		}
 		sort.Strings(keys)
 		m := yamlx.NewMap(len(keys))
+		o[id] = m
 		for _, k := range keys {
-			m.Set(k, ordered(x[k]))
+			m.Set(k, o.order(x[k]))
 		}
 		return m
 	case *yamlx.Map:
+		o[id] = x
 		for _, k := range x.Keys() {
 			e, _ := x.Get(k)
-			if o := ordered(e); !sameRef(o, e) {
-				x.Set(k, o)
+			if oe := o.order(e); !sameRef(oe, e) {
+				x.Set(k, oe)
 			}
 		}
 		return x
 	case []any:
+		o[id] = x
 		for i, e := range x {
-			x[i] = ordered(e)
+			x[i] = o.order(e)
 		}
 		return x
 	}
@@ -381,25 +428,63 @@ func sameRef(a, b any) bool {
 	return !isMap && !isList
 }
 
-func deepCopy(v any) any {
+// clone copies the mappings and lists of v, each once, so that a value
+// held in several places is one value in the copy. With sortMaps, a
+// map[string]any becomes a *yamlx.Map with its keys sorted.
+func clone(v any, sortMaps bool) any {
+	return cloner{seen: map[ref]any{}, sortMaps: sortMaps}.clone(v)
+}
+
+type cloner struct {
+	seen     map[ref]any
+	sortMaps bool
+}
+
+func (c cloner) clone(v any) any {
+	id, ok := refOf(v)
+	if !ok {
+		if _, isList := v.([]any); isList {
+			return []any{}
+		}
+		return v
+	}
+	if out, ok := c.seen[id]; ok {
+		return out
+	}
 	switch x := v.(type) {
 	case *yamlx.Map:
 		m := yamlx.NewMap(x.Len())
+		c.seen[id] = m
 		for _, k := range x.Keys() {
 			e, _ := x.Get(k)
-			m.Set(k, deepCopy(e))
+			m.Set(k, c.clone(e))
 		}
 		return m
 	case map[string]any:
+		if c.sortMaps {
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			m := yamlx.NewMap(len(keys))
+			c.seen[id] = m
+			for _, k := range keys {
+				m.Set(k, c.clone(x[k]))
+			}
+			return m
+		}
 		m := make(map[string]any, len(x))
+		c.seen[id] = m
 		for k, e := range x {
-			m[k] = deepCopy(e)
+			m[k] = c.clone(e)
 		}
 		return m
 	case []any:
 		out := make([]any, len(x))
+		c.seen[id] = out
 		for i, e := range x {
-			out[i] = deepCopy(e)
+			out[i] = c.clone(e)
 		}
 		return out
 	}
@@ -411,6 +496,31 @@ func deepCopy(v any) any {
 // an infinity); with lenient (for the schema copy) those become strings
 // or out-of-range numbers instead.
 func toJSON(v any, lenient bool) (any, bool) {
+	return jsoner{seen: map[ref]any{}, lenient: lenient}.json(v)
+}
+
+// jsoner converts each shared mapping or list once.
+type jsoner struct {
+	seen    map[ref]any
+	lenient bool
+}
+
+func (c jsoner) json(v any) (any, bool) {
+	id, shared := refOf(v)
+	if shared {
+		if out, ok := c.seen[id]; ok {
+			return out, true
+		}
+	}
+	out, ok := c.convert(v)
+	if ok && shared {
+		c.seen[id] = out
+	}
+	return out, ok
+}
+
+func (c jsoner) convert(v any) (any, bool) {
+	lenient := c.lenient
 	switch x := v.(type) {
 	case nil, bool, string, int64:
 		return v, true
@@ -433,7 +543,7 @@ func toJSON(v any, lenient bool) (any, bool) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			j, ok := toJSON(e, lenient)
+			j, ok := c.json(e)
 			if !ok {
 				return nil, false
 			}
@@ -443,7 +553,7 @@ func toJSON(v any, lenient bool) (any, bool) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			j, ok := toJSON(e, lenient)
+			j, ok := c.json(e)
 			if !ok {
 				return nil, false
 			}
@@ -454,7 +564,7 @@ func toJSON(v any, lenient bool) (any, bool) {
 		out := make(map[string]any, x.Len())
 		for _, k := range x.Keys() {
 			e, _ := x.Get(k)
-			j, ok := toJSON(e, lenient)
+			j, ok := c.json(e)
 			if !ok {
 				return nil, false
 			}

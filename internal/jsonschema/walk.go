@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"net/url"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -38,17 +39,71 @@ func newWalker(root any) *walker {
 	return &walker{root: root, regexps: map[string]*regexp.Regexp{}}
 }
 
-// run is one walk: the defaults flag and the first "unresolved" failure.
+// run is one walk: the defaults flag, the first "unresolved" failure, and
+// the memo of shared values.
+//
+// A mapping or list may be reached several times (a YAML alias is one Go
+// value, as in Python); the walk of a (value, schema) pair is remembered
+// (valid, or its first error) and replayed instead of repeated, which keeps
+// the work linear in the number of distinct values, not in the size of the
+// expanded tree. Replaying one error stands for all of the walk's errors
+// because every yield callback either stops at the first error (first,
+// valid) or only notes that there was one (anyOf's and oneOf's branches
+// while filling defaults).
+//
+//   - validating (no defaults), nothing changes during the walk, so the
+//     result of a pair is final, even of a walk stopped at its first error;
+//   - filling defaults (salobj's DefaultingValidator mutates the instance
+//     in place, as here), only a walk that went to its end and filled
+//     nothing is remembered, and only until a default is filled anywhere
+//     (gen): Python would repeat the walk and, with the instance unchanged,
+//     find the same errors and nothing to fill. A shared value may so be
+//     walked again after each default filled elsewhere: at worst as often
+//     as it is used, a number internal/yamlx bounds (MaxNodes).
 type run struct {
 	w        *walker
 	defaults bool
 	err      error
+	memo     map[memoKey]memoEntry
+	gen      uint64 // defaults filled so far
+}
+
+type memoKey struct {
+	inst   ref
+	schema *yamlx.Map
+}
+
+type memoEntry struct {
+	gen   uint64
+	first *ValidationError // nil: valid
+}
+
+// ref identifies a mapping or a non-empty list by identity.
+type ref struct {
+	m    *yamlx.Map
+	p    uintptr // a map[string]any
+	list *any    // a []any: its first element and length
+	n    int
+}
+
+func refOf(v any) (ref, bool) {
+	switch x := v.(type) {
+	case *yamlx.Map:
+		return ref{m: x}, x != nil
+	case map[string]any:
+		return ref{p: reflect.ValueOf(x).Pointer()}, x != nil
+	case []any:
+		if len(x) > 0 {
+			return ref{list: &x[0], n: len(x)}, true
+		}
+	}
+	return ref{}, false
 }
 
 // first returns the first error for inst, or nil; err is set when the walk
 // met something it does not follow (and so could not decide).
 func (w *walker) first(inst, schema any, defaults bool) (*ValidationError, error) {
-	r := &run{w: w, defaults: defaults}
+	r := &run{w: w, defaults: defaults, memo: map[memoKey]memoEntry{}}
 	var found *ValidationError
 	r.iter(inst, schema, func(e *ValidationError) bool {
 		found = e
@@ -56,6 +111,9 @@ func (w *walker) first(inst, schema any, defaults bool) (*ValidationError, error
 	})
 	if r.err != nil {
 		return nil, r.err
+	}
+	if found != nil && found.lazy != nil {
+		found.Message, found.lazy = found.lazy(), nil
 	}
 	return found, nil
 }
@@ -97,34 +155,63 @@ func (r *run) iter(inst, schema any, yield yieldFn) bool {
 		if s {
 			return true
 		}
-		return yield(&ValidationError{Message: "False schema does not allow " + pyrepr.Repr(inst), Instance: inst, Schema: false, set: true})
+		return yield(&ValidationError{lazy: func() string { return "False schema does not allow " + pyrepr.Repr(inst) }, Instance: inst, Schema: false, set: true})
 	case *yamlx.Map:
-		keys := s.Keys()
-		if ref, ok := s.Get("$ref"); ok && ref != nil {
-			keys = []string{"$ref"}
+		id, shared := refOf(inst)
+		if !shared {
+			return r.keywords(inst, s, yield)
 		}
-		for _, k := range keys {
-			kw := keywords[k]
-			if kw == nil {
-				continue
+		key := memoKey{id, s}
+		if e, ok := r.memo[key]; ok && e.gen == r.gen {
+			if e.first == nil {
+				return true
 			}
-			v, _ := s.Get(k)
-			cont := kw(r, v, inst, s, func(e *ValidationError) bool {
-				if !e.set {
-					e.Keyword, e.KeywordValue, e.Instance, e.Schema, e.set = k, v, inst, s, true
-				}
-				if k != "if" && k != "$ref" {
-					e.SchemaPath = prepend(k, e.SchemaPath)
-				}
-				return yield(e)
-			})
-			if !cont || r.err != nil {
-				return false
-			}
+			c := *e.first
+			return yield(&c)
 		}
-		return true
+		gen := r.gen
+		var first *ValidationError
+		cont := r.keywords(inst, s, func(e *ValidationError) bool {
+			if first == nil {
+				c := *e // the paths below are replaced, never changed in place
+				first = &c
+			}
+			return yield(e)
+		})
+		if r.err == nil && r.gen == gen && (cont || !r.defaults) {
+			r.memo[key] = memoEntry{gen: gen, first: first}
+		}
+		return cont
 	}
 	return r.fail(fmt.Errorf("schema %s is neither a mapping nor a boolean: %w", pyrepr.Repr(schema), errUnresolved))
+}
+
+// keywords walks the keywords of schema s for inst.
+func (r *run) keywords(inst any, s *yamlx.Map, yield yieldFn) bool {
+	keys := s.Keys()
+	if ref, ok := s.Get("$ref"); ok && ref != nil {
+		keys = []string{"$ref"}
+	}
+	for _, k := range keys {
+		kw := keywords[k]
+		if kw == nil {
+			continue
+		}
+		v, _ := s.Get(k)
+		cont := kw(r, v, inst, s, func(e *ValidationError) bool {
+			if !e.set {
+				e.Keyword, e.KeywordValue, e.Instance, e.Schema, e.set = k, v, inst, s, true
+			}
+			if k != "if" && k != "$ref" {
+				e.SchemaPath = prepend(k, e.SchemaPath)
+			}
+			return yield(e)
+		})
+		if !cont || r.err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // descend is Python's validator.descend: path and schemaPath (nil for
@@ -150,17 +237,28 @@ func (r *run) valid(inst, schema any) bool {
 	return ok
 }
 
-func (r *run) collect(inst, schema any, schemaPath any) []*ValidationError {
-	var errs []*ValidationError
-	r.descend(inst, schema, nil, schemaPath, func(e *ValidationError) bool { errs = append(errs, e); return true })
-	return errs
+// branchValid is anyOf's and oneOf's test of one branch. Python collects
+// every error of the branch (list(descend(...))), which matters only when
+// filling defaults: the whole branch is walked, filling as it goes. When
+// only validating, the first error decides.
+func (r *run) branchValid(inst, schema any, schemaPath any) bool {
+	if !r.defaults {
+		return r.valid(inst, schema)
+	}
+	failed := false
+	r.descend(inst, schema, nil, schemaPath, func(*ValidationError) bool { failed = true; return true })
+	return !failed
 }
 
 func prepend(x any, list []any) []any {
 	return append([]any{x}, list...)
 }
 
-func newErr(msg string) *ValidationError { return &ValidationError{Message: msg} }
+// newErr makes an error whose message is written only if the error leaves
+// the walk (see first): errors that only decide a branch (anyOf, not, if,
+// ...) would otherwise print their instance, a shared value as many times
+// as it is reached.
+func newErr(msg func() string) *ValidationError { return &ValidationError{lazy: msg} }
 
 type keyword func(r *run, v, inst any, schema *yamlx.Map, yield yieldFn) bool
 
@@ -325,6 +423,11 @@ func cmpNum(a, b any) (int, bool) {
 // mappings compare item by item, a bool only equals the same bool, and
 // numbers compare by value (1 == 1.0).
 func equal(a, b any) bool {
+	if ra, ok := refOf(a); ok { // Python's "one is two": an alias equals itself
+		if rb, ok := refOf(b); ok && ra == rb {
+			return true
+		}
+	}
 	as, aStr := a.(string)
 	bs, bStr := b.(string)
 	if aStr || bStr {
@@ -498,7 +601,7 @@ func kwAdditionalItems(r *run, v, inst any, schema *yamlx.Map, yield yieldFn) bo
 		return true
 	}
 	if b, ok := v.(bool); ok && !b && len(list) > n {
-		return yield(newErr("Additional items are not allowed (" + extrasMsg(list[n:]) + " unexpected)"))
+		return yield(newErr(func() string { return "Additional items are not allowed (" + extrasMsg(list[n:]) + " unexpected)" }))
 	}
 	return true
 }
@@ -547,13 +650,13 @@ func kwAdditionalProperties(r *run, v, inst any, schema *yamlx.Map, yield yieldF
 			}
 			sp := append([]string(nil), ppKeys...)
 			sort.Strings(sp)
-			return yield(newErr(reprJoin(sorted) + " " + verb + " not match any of the regexes: " + reprJoin(sp)))
+			return yield(newErr(func() string { return reprJoin(sorted) + " " + verb + " not match any of the regexes: " + reprJoin(sp) }))
 		}
 		list := make([]any, len(sorted))
 		for i, s := range sorted {
 			list[i] = s
 		}
-		return yield(newErr("Additional properties are not allowed (" + extrasMsg(list) + " unexpected)"))
+		return yield(newErr(func() string { return "Additional properties are not allowed (" + extrasMsg(list) + " unexpected)" }))
 	}
 	return true
 }
@@ -579,31 +682,31 @@ func kwAllOf(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 func kwAnyOf(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	list, _ := v.([]any)
 	for i, sub := range list {
-		if len(r.collect(inst, sub, i)) == 0 {
+		if r.branchValid(inst, sub, i) {
 			return r.err == nil
 		}
 		if r.err != nil {
 			return false
 		}
 	}
-	return yield(newErr(pyrepr.Repr(inst) + " is not valid under any of the given schemas"))
+	return yield(newErr(func() string { return pyrepr.Repr(inst) + " is not valid under any of the given schemas" }))
 }
 
 func kwOneOf(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	list, _ := v.([]any)
 	firstValid := -1
 	for i, sub := range list {
-		errs := r.collect(inst, sub, i)
+		ok := r.branchValid(inst, sub, i)
 		if r.err != nil {
 			return false
 		}
-		if len(errs) == 0 {
+		if ok {
 			firstValid = i
 			break
 		}
 	}
 	if firstValid < 0 {
-		return yield(newErr(pyrepr.Repr(inst) + " is not valid under any of the given schemas"))
+		return yield(newErr(func() string { return pyrepr.Repr(inst) + " is not valid under any of the given schemas" }))
 	}
 	var more []any
 	for _, sub := range list[firstValid+1:] {
@@ -620,14 +723,14 @@ func kwOneOf(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 		for i, s := range more {
 			parts[i] = pyrepr.Repr(s)
 		}
-		return yield(newErr(pyrepr.Repr(inst) + " is valid under each of " + strings.Join(parts, ", ")))
+		return yield(newErr(func() string { return pyrepr.Repr(inst) + " is valid under each of " + strings.Join(parts, ", ") }))
 	}
 	return true
 }
 
 func kwConst(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	if !equal(inst, v) {
-		return yield(newErr(pyrepr.Repr(v) + " was expected"))
+		return yield(newErr(func() string { return pyrepr.Repr(v) + " was expected" }))
 	}
 	return true
 }
@@ -645,7 +748,7 @@ func kwContains(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	if r.err != nil {
 		return false
 	}
-	return yield(newErr("None of " + pyrepr.Repr(inst) + " are valid under the given schema"))
+	return yield(newErr(func() string { return "None of " + pyrepr.Repr(inst) + " are valid under the given schema" }))
 }
 
 func kwDependencies(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
@@ -662,7 +765,7 @@ func kwDependencies(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 			for _, each := range list {
 				s, _ := each.(string)
 				if !has(inst, s) {
-					if !yield(newErr(pyrepr.Repr(each) + " is a dependency of " + pyrepr.String(prop))) {
+					if !yield(newErr(func() string { return pyrepr.Repr(each) + " is a dependency of " + pyrepr.String(prop) })) {
 						return false
 					}
 				}
@@ -683,7 +786,7 @@ func kwEnum(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 			return true
 		}
 	}
-	return yield(newErr(pyrepr.Repr(inst) + " is not one of " + pyrepr.Repr(v)))
+	return yield(newErr(func() string { return pyrepr.Repr(inst) + " is not one of " + pyrepr.Repr(v) }))
 }
 
 func numberKeyword(fails func(c int) bool, words string) keyword {
@@ -692,7 +795,7 @@ func numberKeyword(fails func(c int) bool, words string) keyword {
 			return true
 		}
 		if c, ok := cmpNum(inst, v); ok && fails(c) {
-			return yield(newErr(pyrepr.Repr(inst) + words + pyrepr.Repr(v)))
+			return yield(newErr(func() string { return pyrepr.Repr(inst) + words + pyrepr.Repr(v) }))
 		}
 		return true
 	}
@@ -738,7 +841,7 @@ func kwMultipleOf(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 		}
 	}
 	if failed {
-		return yield(newErr(pyrepr.Repr(inst) + " is not a multiple of " + pyrepr.Str(v)))
+		return yield(newErr(func() string { return pyrepr.Repr(inst) + " is not a multiple of " + pyrepr.Str(v) }))
 	}
 	return true
 }
@@ -774,7 +877,7 @@ func sizeKeyword(kind string, tooFew bool, one, many string) keyword {
 		if lc, ok := cmpNum(v, limit); ok && lc == 0 {
 			words = one
 		}
-		return yield(newErr(pyrepr.Repr(inst) + " " + words))
+		return yield(newErr(func() string { return pyrepr.Repr(inst) + " " + words }))
 	}
 }
 
@@ -823,7 +926,7 @@ func kwItems(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 
 func kwNot(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	if r.valid(inst, v) {
-		return yield(newErr(pyrepr.Repr(inst) + " should not be valid under " + pyrepr.Repr(v)))
+		return yield(newErr(func() string { return pyrepr.Repr(inst) + " should not be valid under " + pyrepr.Repr(v) }))
 	}
 	return r.err == nil
 }
@@ -839,7 +942,7 @@ func kwPattern(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 		return false
 	}
 	if !m {
-		return yield(newErr(pyrepr.String(s) + " does not match " + pyrepr.String(p)))
+		return yield(newErr(func() string { return pyrepr.String(s) + " does not match " + pyrepr.String(p) }))
 	}
 	return true
 }
@@ -878,7 +981,7 @@ var defaultSkip = map[string]bool{
 func kwProperties(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	props, pget, _ := object(v)
 	if r.defaults {
-		setDefaults(props, pget, inst)
+		r.setDefaults(props, pget, inst)
 	}
 	if _, _, ok := object(inst); !ok {
 		return true
@@ -898,17 +1001,21 @@ func kwProperties(r *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 }
 
 // setDefaults is the part of salobj's DefaultingValidator that runs before
-// the properties checks.
-func setDefaults(props []string, pget func(string) (any, bool), inst any) {
+// the properties checks. Each default filled in is a copy of the schema's
+// (Python inserts the schema's own object, shared by every instance that
+// gets it; filling defaults inside it then changes the schema).
+func (r *run) setDefaults(props []string, pget func(string) (any, bool), inst any) {
 	setdefault := func(k string, val any) {
 		switch m := inst.(type) {
 		case *yamlx.Map:
 			if _, ok := m.Get(k); !ok {
-				m.Set(k, deepCopy(val))
+				m.Set(k, clone(val, false))
+				r.gen++
 			}
 		case map[string]any:
 			if _, ok := m[k]; !ok {
-				m[k] = yamlx.Plain(deepCopy(val))
+				m[k] = yamlx.Plain(clone(val, false))
+				r.gen++
 			}
 		}
 	}
@@ -967,7 +1074,7 @@ func kwRequired(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	for _, p := range list {
 		s, _ := p.(string)
 		if !has(inst, s) {
-			if !yield(newErr(pyrepr.Repr(p) + " is a required property")) {
+			if !yield(newErr(func() string { return pyrepr.Repr(p) + " is a required property" })) {
 				return false
 			}
 		}
@@ -989,7 +1096,7 @@ func kwType(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	for i, t := range types {
 		parts[i] = pyrepr.Repr(t)
 	}
-	return yield(newErr(pyrepr.Repr(inst) + " is not of type " + strings.Join(parts, ", ")))
+	return yield(newErr(func() string { return pyrepr.Repr(inst) + " is not of type " + strings.Join(parts, ", ") }))
 }
 
 func kwUniqueItems(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
@@ -1003,7 +1110,7 @@ func kwUniqueItems(_ *run, v, inst any, _ *yamlx.Map, yield yieldFn) bool {
 	for i := range list {
 		for j := i + 1; j < len(list); j++ {
 			if equal(list[i], list[j]) {
-				return yield(newErr(pyrepr.Repr(inst) + " has non-unique elements"))
+				return yield(newErr(func() string { return pyrepr.Repr(inst) + " has non-unique elements" }))
 			}
 		}
 	}

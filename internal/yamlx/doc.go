@@ -25,7 +25,19 @@
 // the mapping's own keys override them, and in a list of mappings the
 // earlier mapping wins. A duplicate key keeps its first position and its
 // last value, silently, as a Python dict does. Aliases give the same
-// *Map or slice, as PyYAML gives the same object.
+// *Map or slice, as PyYAML gives the same object, and Plain keeps them
+// shared (one map[string]any, one []any): reading is linear in the text,
+// and whoever changes a shared value in place changes it for every alias,
+// as in Python.
+//
+// A document is refused (ErrTooLarge, naming the file and the line where
+// the count passes the limit) if it expands to more than MaxNodes (one
+// million) nodes, each use of an alias counted as a full copy: a YAML bomb
+// such as the 414-byte "billion laughs" is refused before anything is
+// built, and whatever walks the values later (validation, encoding/json,
+// printing) has at most that much to visit. The YAML library itself stops
+// nesting at a depth of 10000 ("exceeded max depth of 10000") and refuses
+// invalid UTF-8.
 //
 // Deliberate differences from PyYAML, each an error that names the file and
 // line instead of a value Go cannot hold:

@@ -147,27 +147,48 @@ func pyTimezone(off int) string {
 }
 
 // Plain returns v with every *Map replaced by a map[string]any, deeply.
-// Shared mappings stay shared. Other values are returned as they are.
+// Shared values stay shared: a mapping or list that appears several times
+// (a YAML alias) becomes one map or one slice, converted once. Other values
+// are returned as they are.
 func Plain(v any) any {
-	return plain(v, map[*Map]map[string]any{})
+	return plainer{maps: map[*Map]map[string]any{}, lists: map[listID][]any{}}.plain(v)
 }
 
-func plain(v any, seen map[*Map]map[string]any) any {
+type plainer struct {
+	maps  map[*Map]map[string]any
+	lists map[listID][]any
+}
+
+// listID identifies a non-empty slice: its first element and length.
+type listID struct {
+	first *any
+	n     int
+}
+
+func (p plainer) plain(v any) any {
 	switch x := v.(type) {
 	case *Map:
-		if m, ok := seen[x]; ok {
+		if m, ok := p.maps[x]; ok {
 			return m
 		}
 		m := make(map[string]any, len(x.keys))
-		seen[x] = m
+		p.maps[x] = m
 		for _, k := range x.keys {
-			m[k] = plain(x.vals[k], seen)
+			m[k] = p.plain(x.vals[k])
 		}
 		return m
 	case []any:
+		if len(x) == 0 {
+			return []any{}
+		}
+		id := listID{&x[0], len(x)}
+		if l, ok := p.lists[id]; ok {
+			return l
+		}
 		out := make([]any, len(x))
+		p.lists[id] = out
 		for i, e := range x {
-			out[i] = plain(e, seen)
+			out[i] = p.plain(e)
 		}
 		return out
 	default:

@@ -40,6 +40,21 @@ func (e *Error) Error() string {
 // that YAML 1.1 resolves to something other than a string.
 var ErrNonStringKey = errors.New("mapping key is not a string")
 
+// MaxNodes is the most nodes (scalars, sequences and mappings, mapping keys
+// included) a document may have once every alias is counted as a full copy
+// of the node it names. Aliases are not copied (an alias gives the same Go
+// value, see the package doc), but whoever walks the values (a validator,
+// encoding/json, a printer) visits a shared value once per use: the limit
+// bounds that work. One million is generous: a ts_config file of a few KB
+// has a few hundred nodes, and the largest YAML files in the ts_config
+// repositories (3 MB matrices read by MTAOS) about 200000; a 414-byte
+// "billion laughs" document expands to a billion.
+const MaxNodes = 1_000_000
+
+// ErrTooLarge is matched (errors.Is) by the Error for a document that
+// expands to more than MaxNodes nodes.
+var ErrTooLarge = errors.New("document too large")
+
 // Unmarshal reads one YAML document as yaml.safe_load does and returns it
 // as plain values (mappings are map[string]any). An empty document, or one
 // of comments only, gives nil. name is used in errors only.
@@ -73,7 +88,39 @@ func UnmarshalOrdered(name string, data []byte) (any, error) {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, nil
 	}
+	if _, err := c.size(doc.Content[0], map[*yaml.Node]int{}); err != nil {
+		return nil, err
+	}
 	return c.construct(doc.Content[0])
+}
+
+// size returns the number of nodes n stands for with every alias counted
+// in full, or an error as soon as the document passes MaxNodes. Each node
+// is counted once (sizes), so the work is linear in the document's text.
+// It also finds recursive aliases, which would make it loop.
+func (c *constructor) size(n *yaml.Node, sizes map[*yaml.Node]int) (int, error) {
+	n = deref(n)
+	if s, ok := sizes[n]; ok {
+		return s, nil
+	}
+	if c.busy[n] {
+		return 0, c.errorf(n, "recursive alias: an anchor is used inside itself, which Go values cannot hold")
+	}
+	c.busy[n] = true
+	defer delete(c.busy, n)
+	total := 1
+	for _, e := range n.Content {
+		s, err := c.size(e, sizes)
+		if err != nil {
+			return 0, err
+		}
+		if total += s; total > MaxNodes {
+			return 0, &Error{File: c.file, Line: e.Line, kind: ErrTooLarge, Msg: fmt.Sprintf(
+				"the document expands to more than %d nodes (scalars, sequences and mappings, each use of an alias counted in full): refused, as a YAML bomb", MaxNodes)}
+		}
+	}
+	sizes[n] = total
+	return total, nil
 }
 
 var (

@@ -1,0 +1,5 @@
+//go:build !race
+
+package cscconfig_test
+
+const raceBuild = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonschema_test
+
+const raceBuild = false

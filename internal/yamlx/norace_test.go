@@ -1,0 +1,5 @@
+//go:build !race
+
+package yamlx_test
+
+const raceBuild = false
