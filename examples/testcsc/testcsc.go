@@ -78,9 +78,10 @@ func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) 
 		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
 		sal.WithConcurrent("wait"),
 		// What a CSC that holds hardware releases here; the TestCsc holds
-		// none, and says so (the line operators and CI look for).
+		// none, and says so on the process log (the line operators and CI
+		// look for), not as a logMessage: salobj's TestCsc writes none.
 		sal.WithHooks(sal.Hooks{Close: func(context.Context) error {
-			t.Logger().Info("close_tasks: TestCsc closed; nothing to release")
+			b.Logger().Info("close_tasks: TestCsc closed; nothing to release", "csc", t.Name())
 			return nil
 		}}),
 		sal.WithConfiguration(sal.Configurable{
