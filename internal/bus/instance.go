@@ -15,7 +15,6 @@ import (
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/internal/kafka"
 	"github.com/lsst-sal/salgo/internal/ratelog"
-	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -52,9 +51,8 @@ type Instance struct {
 	closed  chan struct{} // closed by Close
 	pending int           // history readers not caught up; poll goroutine only
 
-	// Schema lookups by the poll goroutines (see Reader.lookup).
+	// Schema lookups started by the poll goroutines (see Reader.lookup).
 	lookMu       sync.Mutex
-	regPause     time.Time // no lookups before this: the registry did not answer
 	lookupWindow time.Time // start of the current second of lookups
 	lookups      int       // lookups in that second
 }
@@ -398,8 +396,12 @@ func (in *Instance) registerAll(ctx context.Context, readers []*Reader, writers 
 
 func (in *Instance) loop(ctx context.Context, cons *kafka.Consumer) {
 	defer in.wg.Done()
+	p := &poller{cons: cons}
+	handle := func(rec *kafka.Record) { in.handle(ctx, p, rec) }
 	for {
-		err := cons.Poll(ctx, func(rec *kafka.Record) { in.handle(ctx, rec) })
+		pctx, stop := p.begin(ctx)
+		err := cons.Poll(pctx, handle)
+		stop()
 		if ctx.Err() != nil || errors.Is(err, kafka.ErrClosed) {
 			return
 		}
@@ -446,29 +448,51 @@ type histRecord struct {
 	snd float64
 }
 
-func (in *Instance) handle(ctx context.Context, kr *kafka.Record) {
+func (in *Instance) handle(ctx context.Context, p *poller, kr *kafka.Record) {
 	r := in.readers[kr.Topic]
 	if r == nil {
 		return
 	}
+	if r.wait != nil {
+		// Behind a record whose writer schema is looked up.
+		if r.wait.hold(r, kr) {
+			r.received.Add(1)
+		}
+		return
+	}
 	r.received.Add(1)
+	if in.process(ctx, p, r, kr.Partition, kr.Offset, kr.Value) {
+		r.wait.hold(r, kr)
+	}
+}
+
+// process decodes, filters and delivers the record of r at offset off of
+// partition part, whose value is v, keeping it as history while its
+// partition reads back. It reports instead whether the record must wait
+// for a lookup of its writer schema, which it started.
+func (in *Instance) process(ctx context.Context, p *poller, r *Reader, part int32, off int64, v []byte) (wait bool) {
 	var ph *partHistory
 	if r.hist != nil {
-		if ph = r.hist.parts[kr.Partition]; ph != nil && kr.Offset > ph.target {
+		if ph = r.hist.parts[part]; ph != nil && off > ph.target {
 			// Past the partition's last historical offset without having
 			// read it (a transaction marker a read_committed consumer
 			// skips, say): its history is over, and this record is live.
-			in.endHistory(r, kr.Partition)
+			in.endHistory(r, part)
 			ph = nil
 		}
 	}
 	f := facts{rcv: TAI(), hist: ph}
-	if rec := r.decode(ctx, kr.Value, &f); rec != nil {
+	rec, wait := r.decode(ctx, p, v, &f)
+	if wait {
+		return true
+	}
+	if rec != nil {
 		r.accept(rec, &f)
 	}
-	if ph != nil && kr.Offset >= ph.target {
-		in.endHistory(r, kr.Partition)
+	if ph != nil && off >= ph.target {
+		in.endHistory(r, part)
 	}
+	return false
 }
 
 // endHistory delivers the history of partition p of r, which has read
@@ -524,20 +548,23 @@ type facts struct {
 }
 
 // decode splits the framing and decodes with the writer's schema; it
-// returns nil (counted and logged) for what cannot be decoded.
-func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any {
+// returns nil (counted and logged) for what cannot be decoded, or wait
+// for a record whose writer schema it started to look up (see
+// schemaWait).
+func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ map[string]any, wait bool) {
 	id, body, err := codec.SplitHeader(v)
 	if err != nil {
 		r.bad("framing", err)
-		return nil
+		return nil, false
 	}
 	dec := r.dec
 	if id != r.id {
 		if dec = r.decoders[id]; dec == nil {
-			if dec, err = r.lookup(ctx, id); err != nil {
+			if err = r.lookup(ctx, p, id); err != nil {
 				r.bad("schema", err)
-				return nil
+				return nil, false
 			}
+			return nil, true
 		}
 	}
 	rec := r.reuse()
@@ -552,7 +579,7 @@ func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any 
 	if err != nil {
 		r.discard(rec)
 		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
-		return nil
+		return nil, false
 	}
 	if !iss.Zero() {
 		r.count(func(s *ReaderStats) { s.Violations++ })
@@ -576,47 +603,54 @@ func (r *Reader) decode(ctx context.Context, v []byte, f *facts) map[string]any 
 		f.identity, _ = rec["private_identity"].(string)
 		f.seq, _ = rec["private_seqNum"].(int32)
 	}
-	return rec
+	return rec, false
 }
 
-// Limits on looking up writer schemas by id. Every lookup runs on one of
-// the instance's poll goroutines, so records with garbage schema ids must not
-// be able to stall the instance's readers: lookups are limited per second,
-// paused after the registry failed to answer, and ids that failed are not
-// asked for again for a while.
+// Limits on looking up writer schemas by id. Records with garbage schema
+// ids must not be able to stall a reader: lookups of ids not seen before
+// are limited per second (records over the limit are undecodable), and
+// ids the registry said it does not hold are not asked for again for a
+// while. A registry that does not answer delays the topic's records
+// instead (see schemaWait).
 const (
-	lookupTimeout = 5 * time.Second
 	lookupsPerSec = 20
-	registryPause = 5 * time.Second
 	unknownRetry  = 30 * time.Second
 	maxUnknownIDs = 1024
 )
 
-// lookup finds the decoder of a writer schema id not seen before.
-func (r *Reader) lookup(ctx context.Context, id int32) (*codec.Decoder, error) {
+// lookup starts looking up a writer schema id not seen before (see
+// startLookup), or returns why the record cannot be decoded: the answer to
+// the lookup it waited for, the registry having said recently that it
+// does not hold the id, or too many lookups.
+func (r *Reader) lookup(ctx context.Context, p *poller, id int32) error {
+	if w := r.wait; w != nil && w.err != nil && w.id == id {
+		err := w.err
+		w.err = nil
+		return err
+	}
 	t := now()
 	if until, ok := r.unknown[id]; ok && t.Before(until) {
-		return nil, fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly))
+		return fmt.Errorf("schema id %d: lookup failed recently; retrying after %s", id, until.Format(time.TimeOnly))
 	}
 	in := r.in
 	in.lookMu.Lock()
-	if t.Before(in.regPause) {
-		in.lookMu.Unlock()
-		return nil, fmt.Errorf("schema id %d: not looked up: the registry did not answer; lookups paused until %s", id, in.regPause.Format(time.TimeOnly))
-	}
 	if t.Sub(in.lookupWindow) >= time.Second {
 		in.lookupWindow, in.lookups = t, 0
 	}
 	if in.lookups >= lookupsPerSec {
 		in.lookMu.Unlock()
-		return nil, fmt.Errorf("schema id %d: not looked up: over %d schema lookups per second", id, lookupsPerSec)
+		return fmt.Errorf("schema id %d: not looked up: over %d schema lookups per second", id, lookupsPerSec)
 	}
 	in.lookups++
 	in.lookMu.Unlock()
-	dec, err := r.resolver(ctx, id)
-	if err == nil {
-		return dec, nil
-	}
+	r.startLookup(ctx, p, id)
+	return nil
+}
+
+// failed notes that the registry has no usable schema with id, so that
+// records with it are not looked up again for unknownRetry.
+func (r *Reader) failed(id int32) {
+	t := now()
 	if len(r.unknown) >= maxUnknownIDs {
 		for k, until := range r.unknown {
 			if t.After(until) {
@@ -628,14 +662,11 @@ func (r *Reader) lookup(ctx context.Context, id int32) (*codec.Decoder, error) {
 		}
 	}
 	r.unknown[id] = t.Add(unknownRetry)
-	if errors.Is(err, registry.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		in.lookMu.Lock()
-		in.regPause = now().Add(registryPause)
-		in.lookMu.Unlock()
-	}
-	return nil, err
 }
 
+// resolver makes the decoder of writer schema id, fetching the schema
+// (one attempt, bounded by lookupTimeout). It runs on the lookup's
+// goroutine: it leaves the reader's state alone.
 func (r *Reader) resolver(ctx context.Context, id int32) (*codec.Decoder, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
@@ -647,7 +678,6 @@ func (r *Reader) resolver(ctx context.Context, id int32) (*codec.Decoder, error)
 	if err != nil {
 		return nil, fmt.Errorf("writer schema id %d cannot be read as %s: %w", id, r.topic, err)
 	}
-	r.decoders[id] = c
 	return c, nil
 }
 

@@ -16,8 +16,8 @@ import (
 )
 
 // Records with garbage schema ids must not stall a reader: each unknown id
-// costs a registry lookup on the instance's poll goroutine, so lookups are
-// limited to 20 a second. 500 records with 500 distinct unknown ids are all
+// costs a registry lookup, which the topic's records wait for, so lookups
+// are limited to 20 a second. 500 records with 500 distinct unknown ids are all
 // counted undecodable, the registry sees a bounded number of lookups, and
 // a good record written after them is delivered.
 func TestUnknownSchemaIDsLimited(t *testing.T) {

@@ -51,6 +51,11 @@ type ReaderStats struct {
 	Undecodable uint64 // bad framing, unknown schema id or bad Avro
 	Violations  uint64 // delivered, but break a bound the reference does not enforce
 	Queued      int    // records waiting in the queue now
+	// SchemaRetries counts lookups of a writer schema that the registry
+	// did not answer (or answered that it could not then) and that were
+	// tried again; meanwhile the topic's records wait, in order.
+	SchemaRetries uint64
+	Held          int // records waiting now for a writer schema lookup
 }
 
 // Reader reads one topic of one component instance.
@@ -78,6 +83,7 @@ type Reader struct {
 	// Owned by the poll goroutine.
 	decoders map[int32]*codec.Decoder
 	unknown  map[int32]time.Time // schema ids whose lookup failed, until when not to retry
+	wait     *schemaWait         // records waiting for a writer schema lookup; nil when none
 	dec      *codec.Decoder
 	lastSnd  map[int32]*lastStamp
 	lastSeq  map[writerKey]*seqState

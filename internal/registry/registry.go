@@ -186,6 +186,19 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &re) && re.StatusCode == 404
 }
 
+// Retryable reports whether err is the registry not answering, or
+// answering that it cannot now (HTTP 5xx, 408 Request Timeout, 429 Too
+// Many Requests), as opposed to an answer (such as 404 for an id it does
+// not hold) that asking again would not change. A deadline of the
+// caller's ctx counts as no answer; a cancelled ctx does not.
+func Retryable(err error) bool {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout || re.StatusCode == http.StatusTooManyRequests
+	}
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
+}
+
 // wrap names the registry and the request in err; rctx is the request's
 // ctx (from bound), whose cause tells the client's timeout from the
 // caller's.

@@ -140,3 +140,63 @@ func TestSubjects_Paged(t *testing.T) {
 		t.Fatalf("Subjects: %d of %d, %v", len(got), n, err)
 	}
 }
+
+// TestRetryable: no answer, or an answer that the registry cannot serve
+// now, is worth asking again; an answer about the schema itself (404 for
+// an id it does not hold, a refusal) and a cancelled ctx are not.
+func TestRetryable(t *testing.T) {
+	status := map[string]int{"/schemas/ids/1": 404, "/schemas/ids/2": 503, "/schemas/ids/3": 500,
+		"/schemas/ids/4": 429, "/schemas/ids/5": 408, "/schemas/ids/6": 401, "/schemas/ids/7": 422}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code := status[r.URL.Path]
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error_code":%d,"message":"test"}`, code*100+1)
+	}))
+	defer srv.Close()
+	c, err := registry.New(srv.URL, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want := map[int]bool{1: false, 2: true, 3: true, 4: true, 5: true, 6: false, 7: false}
+	for id, retry := range want {
+		_, err := c.Schema(context.Background(), id)
+		if err == nil || registry.Retryable(err) != retry {
+			t.Errorf("schema id %d: %v: Retryable %v, want %v", id, err, registry.Retryable(err), retry)
+		}
+		if registry.IsNotFound(err) != (id == 1) {
+			t.Errorf("schema id %d: %v: IsNotFound %v", id, err, registry.IsNotFound(err))
+		}
+	}
+
+	silent, err := registry.New(testbus.SilentServer(t), nil, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	if _, err := silent.Schema(context.Background(), 1); !registry.Retryable(err) {
+		t.Errorf("silent registry: %v: not retryable", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := silent.Schema(ctx, 2); !registry.Retryable(err) {
+		t.Errorf("caller's deadline: %v: not retryable", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if _, err := silent.Schema(ctx, 3); err == nil || registry.Retryable(err) {
+		t.Errorf("cancelled ctx: %v: retryable", err)
+	}
+
+	down := httptest.NewServer(http.NotFoundHandler())
+	url := down.URL
+	down.Close()
+	refused, err := registry.New(url, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer refused.Close()
+	if _, err := refused.Schema(context.Background(), 1); !registry.Retryable(err) {
+		t.Errorf("connection refused: %v: not retryable", err)
+	}
+}
