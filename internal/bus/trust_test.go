@@ -271,3 +271,38 @@ func TestWriter_ConcurrentSetWrite(t *testing.T) {
 		t.Errorf("reader stats %+v: want nothing out of order or lost", s)
 	}
 }
+
+// TestWriter_EndedCtxRefused: a write whose ctx has ended is refused at
+// once (an error matching the ctx's), takes no sequence number, and
+// fails no other record: the writes around it reach the bus, numbered
+// one after the other, and the reader counts nothing lost.
+func TestWriter_EndedCtxRefused(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Event("scalars")
+	_, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{}, tp)
+	r := rs[0]
+	_, w := startWriter(t, d, comp, 1, tp)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := w.Write(ctx, map[string]any{"int0": int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(ended, map[string]any{"int0": int32(2)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("write with an ended ctx: %v, want context.Canceled", err)
+	}
+	if _, err := w.Write(ctx, map[string]any{"int0": int32(3)}); err != nil {
+		t.Fatalf("the write after: %v", err)
+	}
+	a, b := next(t, ctx, r), next(t, ctx, r)
+	if a["int0"] != int32(1) || b["int0"] != int32(3) {
+		t.Errorf("read int0 %v then %v, want 1 then 3", a["int0"], b["int0"])
+	}
+	if sa, sb := a["private_seqNum"].(int32), b["private_seqNum"].(int32); sb != sa+1 {
+		t.Errorf("seqNums %d then %d: the refused write took a number", sa, sb)
+	}
+	if s := r.Stats(); s.Lost != 0 {
+		t.Errorf("reader counted %d lost", s.Lost)
+	}
+}

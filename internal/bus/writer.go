@@ -124,6 +124,12 @@ func (w *Writer) New() map[string]any { return w.val.New() }
 // sends it and returns once the broker acknowledged it (at the Domain's
 // acks setting) or ctx is done. Write fills rec's missing fields with their
 // defaults and converts its values to the canonical types in place.
+//
+// A ctx that has already ended refuses the write (the error matches the
+// ctx's): nothing is sent and no sequence number taken. One that ends
+// once the record is handed over only ends the wait: the record still
+// goes out (or fails on its own), so that it cannot fail the records of
+// other writes buffered behind it. The same holds for every write.
 func (w *Writer) Write(ctx context.Context, rec map[string]any) (WriteResult, error) {
 	return w.write(ctx, rec, 0)
 }
@@ -197,6 +203,11 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 		return fmt.Errorf("topics: write %s: nil record (use an empty map, or Writer.New, for all defaults)", w.topic)
 	}
 	if err := w.in.writable(); err != nil {
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
+	// A record whose ctx has ended goes nowhere: handed to franz-go, it
+	// could fail the records buffered after it in its partition.
+	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("topics: write %s: %w", w.topic, err)
 	}
 	// The stamps that are the same in every record are stored only when
@@ -446,6 +457,9 @@ type SetWriteResult struct {
 // change (any field changed, or this is the first Set), if force is true,
 // or always for topics other than events (the reference's set_write).
 func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool) (SetWriteResult, error) {
+	if err := ctx.Err(); err != nil { // refused before the data changes
+		return SetWriteResult{}, fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
 	w.mu.Lock()
 	changed, err := w.setLocked(fields)
 	if err != nil {
@@ -480,6 +494,9 @@ func (w *Writer) SetWrite(ctx context.Context, fields map[string]any, force bool
 // forced) or for an error returned directly. Callbacks run one at a time
 // on a goroutine of the Kafka client and must not block.
 func (w *Writer) SetWriteAsync(ctx context.Context, fields map[string]any, force bool, done func(SetWriteResult, error)) (written bool, err error) {
+	if err := ctx.Err(); err != nil { // refused before the data changes
+		return false, fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	changed, err := w.setLocked(fields)

@@ -183,9 +183,10 @@ func NewProducer(c Config) (*Producer, error) {
 		return nil, fmt.Errorf("kafka: %w: %v", ErrBadConfig, err)
 	}
 	p := &Producer{cl: cl, adm: kadm.NewClient(cl)}
-	if maxBytes, _ := cl.OptValue(kgo.MaxBufferedBytes).(int); maxBytes == 0 {
-		maxRecs, _ := cl.OptValue(kgo.MaxBufferedRecords).(int)
-		p.maxRecs = int64(maxRecs)
+	// OptValue gives these limits as int64 (an assertion to int read 0,
+	// which made every record with a cancelable ctx cancelable).
+	if maxBytes, _ := cl.OptValue(kgo.MaxBufferedBytes).(int64); maxBytes == 0 {
+		p.maxRecs, _ = cl.OptValue(kgo.MaxBufferedRecords).(int64)
 	}
 	return p, nil
 }

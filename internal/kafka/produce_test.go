@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/internal/kafka"
 )
 
@@ -64,5 +65,47 @@ func TestProduce_FullBuffer(t *testing.T) {
 	<-a.all
 	if len(a.errs) != max+1 {
 		t.Errorf("%d outcomes for %d records", len(a.errs), max+1)
+	}
+}
+
+// TestProduce_EndedCtxFailsNoOther: a record handed over with a context
+// that has already ended, while the buffer has room, cannot fail the
+// records produced after it to the same partition: franz-go fails every
+// buffered record of a partition whose first record's context is done,
+// so Produce must not give franz-go a cancelable context when it cannot
+// block. (A CSC's exitControl aborted by a signal wrote summaryState
+// OFFLINE with its cancelled context, and took the OFFLINE of the
+// shutdown that followed down with it.)
+func TestProduce_EndedCtxFailsNoOther(t *testing.T) {
+	c, err := embedded.Start(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := kafka.NewProducer(kafka.Config{Brokers: c.Brokers(), Acks: "1", NoClientMetrics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.EnsureTopics(context.Background(), []kafka.TopicSpec{{Name: "lsst.t", Partitions: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	const n = 20
+	a := &acks{all: make(chan struct{}), want: n}
+	msgs := make([]kafka.Message, n)
+	for i := range n {
+		ctx := context.Background()
+		if i%5 == 0 {
+			ctx = ended
+		}
+		p.Produce(ctx, &msgs[i], "lsst.t", nil, []byte("v"), time.Now(), a)
+	}
+	<-a.all
+	for i, err := range a.errs {
+		if err != nil {
+			t.Errorf("record %d of %d failed: %v", i, n, err)
+		}
 	}
 }
