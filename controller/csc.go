@@ -179,6 +179,9 @@ type CSC struct {
 	state    State
 	faulting atomic.Bool
 	reported atomic.Bool // a summaryState of this CSC is on the bus
+	// wroteOffline: the last summaryState written is OFFLINE (an
+	// aborted write leaves the state OFFLINE but the bus behind).
+	wroteOffline atomic.Bool
 
 	end ending
 
@@ -615,9 +618,11 @@ func (s *CSC) write(ctx context.Context, name string, fields map[string]any, for
 func (s *CSC) report(ctx context.Context) error {
 	st := s.State()
 	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(st)}, false); err != nil {
+		s.wroteOffline.Store(false) // not known to be on the bus
 		return err
 	}
 	s.reported.Store(true)
+	s.wroteOffline.Store(st == Offline)
 	if st != Fault {
 		if err := s.write(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false); err != nil {
 			return err
@@ -845,17 +850,25 @@ func (s *CSC) goOffline(ctx context.Context) error {
 		return err
 	}
 	defer s.unlockTr()
-	if s.State() == Offline {
+	if s.wroteOffline.Load() {
 		return nil
 	}
-	s.setState(Offline)
-	if hook := s.cfg.Hooks.SummaryState; hook != nil {
-		if err := hook(ctx, Offline); err != nil {
-			s.logHook("handle_summary_state failed; going to OFFLINE regardless", err)
+	if s.setState(Offline) != Offline {
+		if hook := s.cfg.Hooks.SummaryState; hook != nil {
+			if err := hook(ctx, Offline); err != nil {
+				s.logHook("handle_summary_state failed; going to OFFLINE regardless", err)
+			}
 		}
 	}
-	if err := s.report(ctx); err != nil {
+	// Forced: an exitControl cut short by the abort may have set OFFLINE
+	// in the event's data without writing it.
+	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(Offline)}, true); err != nil {
 		s.c.logger.Error("could not write summaryState OFFLINE: " + err.Error())
+		return err
+	}
+	s.wroteOffline.Store(true)
+	if err := s.report(ctx); err != nil { // errorCode, the configuration poller
+		s.c.logger.Error("could not report state OFFLINE: " + err.Error())
 		return err
 	}
 	return nil

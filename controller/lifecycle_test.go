@@ -198,3 +198,37 @@ func TestBusClose_EndsEverything(t *testing.T) {
 	}
 	cscDone(t, csc, "bus closed")
 }
+
+// TestCSC_ShutdownDuringExitControl: a termination signal that lands
+// while the startup exitControl (initial state OFFLINE) is between its
+// new state and its summaryState write aborts that write; Shutdown then
+// still leaves OFFLINE as the last state on the bus, not the STANDBY
+// written before. (CI's SIGTERM runs caught this: --state offline,
+// SIGTERM 3 s into the start.)
+func TestCSC_ShutdownDuringExitControl(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	r := newRemote(t, d, 1)
+	var csc *controller.CSC
+	shut := make(chan error, 1)
+	csc = newCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Offline, Hooks: controller.Hooks{
+		SummaryState: func(ctx context.Context, s controller.State) error {
+			if s == controller.Offline && ctx.Err() == nil {
+				// The signal arrives now: Shutdown aborts this
+				// transition; the hook has done its work and returns.
+				go func() { shut <- csc.Shutdown(testbus.Ctx(t)) }()
+				<-ctx.Done()
+			}
+			return nil
+		},
+	}})
+	_ = csc.Start(testbus.Ctx(t)) // cut short by the Shutdown
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	cscDone(t, csc, "Shutdown")
+	for s := nextState(t, r); s != controller.Offline; s = nextState(t, r) {
+		if s != controller.Standby {
+			t.Fatalf("summaryState %s on the bus, want STANDBY then OFFLINE", s.Name())
+		}
+	}
+}
