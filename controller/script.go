@@ -192,7 +192,18 @@ type ScriptConfig struct {
 	// HeartbeatInterval is the heartbeat period (default
 	// ScriptHeartbeatInterval).
 	HeartbeatInterval time.Duration
+	// FinalStateDelay is how long the script waits, once its final state
+	// is written (acknowledged by the broker) and the ack of the command
+	// that ended it sent, before Done closes (and a script process exits):
+	// time for the ScriptQueue to read the final state before it learns of
+	// the exit (salobj's final_state_delay). 0 means
+	// DefaultFinalStateDelay; a negative value, none.
+	FinalStateDelay time.Duration
 }
+
+// DefaultFinalStateDelay is ScriptConfig.FinalStateDelay's default
+// (BaseScript's final_state_delay, 0.3 s).
+const DefaultFinalStateDelay = 300 * time.Millisecond
 
 // Script is the Controller of a SAL script (the Script component, at its
 // own SAL index) with ts_salobj's BaseScript state machine: the configure,
@@ -224,7 +235,13 @@ type Script struct {
 	subGroup       int
 
 	end   ending
-	unreg func() // leaves the Domain's list of what its Close closes
+	unreg func()
+	// endTimer, once the command that ended the script is acked, closes
+	// Done FinalStateDelay later with endErr; Close ends it early with
+	// the same error. Guarded by mu.
+	endTimer *time.Timer
+	endErr   error
+	ended    bool // leaves the Domain's list of what its Close closes
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
@@ -263,6 +280,9 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = ScriptHeartbeatInterval
+	}
+	if cfg.FinalStateDelay == 0 {
+		cfg.FinalStateDelay = DefaultFinalStateDelay
 	}
 	cc := cfg.Controller
 	cc.AllowMissing, cc.WriteOnly = false, false
@@ -368,8 +388,9 @@ func (s *Script) NextSupplementedGroupID() (string, error) {
 	return g + "#" + strconv.Itoa(s.subGroup), nil
 }
 
-// Done is closed when the script has ended: its final state written and
-// the ack of the command that ended it sent, or Close called.
+// Done is closed when the script has ended: its final state written
+// (acknowledged by the broker), the ack of the command that ended it sent,
+// then FinalStateDelay passed; or Close called.
 func (s *Script) Done() <-chan struct{} { return s.end.Done() }
 
 // Err returns, once Done is closed, the error that ended the script in
@@ -426,6 +447,13 @@ func (s *Script) Close() {
 	s.mu.Lock()
 	s.exiting = true
 	cancel := s.runCancel
+	var endErr error
+	if s.ended {
+		endErr = s.endErr
+		if s.endTimer != nil {
+			s.endTimer.Stop()
+		}
+	}
 	s.mu.Unlock()
 	s.stopHeartbeat()
 	if cancel != nil {
@@ -434,7 +462,7 @@ func (s *Script) Close() {
 	s.c.Close()
 	s.bg.Wait()
 	s.unreg()
-	s.finish(nil)
+	s.finish(endErr)
 }
 
 // writeCtx bounds a state write that must happen even when the command's
@@ -936,7 +964,24 @@ func (s *Script) exit(cmd *Command) {
 		}
 		s.mu.Unlock()
 	}
-	cmd.acked = func() { s.finish(err) }
+	cmd.acked = func() { s.ending(err) }
+}
+
+// ending closes Done with err FinalStateDelay from now (at once if it is
+// negative); Close closes it earlier with the same err. It runs on a
+// callback of the Kafka client: it must not block.
+func (s *Script) ending(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.endErr = true, err
+	if s.cfg.FinalStateDelay < 0 {
+		s.finish(err)
+		return
+	}
+	s.endTimer = time.AfterFunc(s.cfg.FinalStateDelay, func() { s.finish(err) })
 }
 
 func (s *Script) startHeartbeat() {

@@ -707,3 +707,58 @@ func TestScript_Heartbeat(t *testing.T) {
 		}
 	}
 }
+
+// TestScript_FinalStateBeforeDone: Done closes only FinalStateDelay after
+// the final state is written: when a Remote reads the final state, Done is
+// still open (the ScriptQueue, told of the exit by SIGCHLD and of the state
+// by the bus, must see the state first). Close during the delay ends it
+// with the script's own Err.
+func TestScript_FinalStateBeforeDone(t *testing.T) {
+	e := newScriptEnv(t)
+	cfg := (&testScript{}).config()
+	cfg.FinalStateDelay = time.Hour // ended by Close below
+	cfg.Cleanup = func(context.Context, *controller.Script) error { return controller.Expectedf("cleanup failed") }
+	cfg.Run = func(ctx context.Context, s *controller.Script) error { return controller.Expectedf("run failed") }
+	s, r := e.start(950, cfg, nil)
+	expectStates(t, r, st{state: controller.ScriptUnconfigured})
+	configure(t, r, "", "", "", "")
+	mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
+	mustCmd(t, r, "run", nil)
+	expectStates(t, r,
+		st{state: controller.ScriptConfigured},
+		st{state: controller.ScriptConfigured, groupID: "g"},
+		st{state: controller.ScriptRunning, groupID: "g"},
+		st{state: controller.ScriptFailing, groupID: "g", reason: "Error in run: run failed"},
+		st{state: controller.ScriptFailed, groupID: "g", reason: "Error in run: run failed; failed in _exit: cleanup failed"})
+	select {
+	case <-s.Done():
+		t.Fatal("Done closed when the final state was read")
+	default:
+	}
+	s.Close()
+	waitDone(t, s)
+	if s.Err() == nil || s.Err().Error() != "cleanup failed" {
+		t.Errorf("Err %v, want cleanup failed", s.Err())
+	}
+
+	// A short delay: Done closes by itself, and the final state is then
+	// on the bus for a Remote that starts afterwards.
+	cfg = (&testScript{}).config()
+	cfg.FinalStateDelay = time.Millisecond
+	s, r = e.start(951, cfg, nil)
+	expectStates(t, r, st{state: controller.ScriptUnconfigured})
+	configure(t, r, "", "", "", "")
+	mustCmd(t, r, "stop", nil)
+	waitDone(t, s)
+	late, err := remote.New(e.queue, "Script", 951, remote.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	if err := late.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := late.MustEvent("state").Get(); rec == nil || controller.ScriptState(rec["state"].(uint8)) != controller.ScriptStopped {
+		t.Errorf("state read after Done: %v, want STOPPED", rec)
+	}
+}
