@@ -762,3 +762,45 @@ func TestScript_FinalStateBeforeDone(t *testing.T) {
 		t.Errorf("state read after Done: %v, want STOPPED", rec)
 	}
 }
+
+// TestScript_RunFailsAckError: Run returning a Remote's failed command
+// gives salobj's reason, str() of its AckError or AckTimeoutError (golden
+// texts made with salobj's _ackcmd_str and AckError.__str__ under Python
+// 3.11); wrapped, the wrapper's text around it.
+func TestScript_RunFailsAckError(t *testing.T) {
+	e := newScriptEnv(t)
+	for i, c := range []struct {
+		err  error
+		want string
+	}{
+		{&remote.AckError{Remote: "MTMount:0", Command: "homeBothAxes", Ack: &topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: the mount's axes are 'not' homed", SeqNum: 7}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=7, ack=<SalRetCode.CMD_FAILED: -302>, error=1, result="Failed: the mount's axes are 'not' homed")`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdAborted, Result: "Aborted", SeqNum: 12}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=12, ack=<SalRetCode.CMD_ABORTED: -303>, error=0, result='Aborted')`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdTimeout, Result: "Timeout", SeqNum: 3}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=3, ack=<SalRetCode.CMD_TIMEOUT: -304>, error=0, result='Timeout')`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdNoPerm, Result: "Not permitted by authList", SeqNum: 4}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=4, ack=<SalRetCode.CMD_NOPERM: -300>, error=0, result='Not permitted by authList')`},
+		{&remote.TimeoutError{Last: &topics.Ack{Code: topics.CmdNoAck, Result: "No command acknowledgement seen", SeqNum: 99}, Hint: "no heartbeat seen"},
+			`Error in run: msg='Timed out waiting for command acknowledgement', ackcmd=(ackcmd private_seqNum=99, ack=<SalRetCode.CMD_NOACK: -301>, error=0, result='No command acknowledgement seen')`},
+		{&remote.TimeoutError{Last: &topics.Ack{Code: topics.CmdInProgress, Result: "In progress: été\n", SeqNum: 100}},
+			`Error in run: msg='Timed out waiting for command acknowledgement', ackcmd=(ackcmd private_seqNum=100, ack=<SalRetCode.CMD_INPROGRESS: 301>, error=0, result='In progress: été\n')`},
+		{fmt.Errorf("slew: %w", &remote.AckError{Ack: &topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: no", SeqNum: 8}}),
+			`Error in run: slew: msg='Command failed', ackcmd=(ackcmd private_seqNum=8, ack=<SalRetCode.CMD_FAILED: -302>, error=1, result='Failed: no')`},
+	} {
+		cfg := (&testScript{}).config()
+		cfg.FinalStateDelay = -1
+		cfg.Run = func(context.Context, *controller.Script) error { return c.err }
+		s, r := e.start(960+i, cfg, nil)
+		expectStates(t, r, st{state: controller.ScriptUnconfigured})
+		configure(t, r, "", "", "", "")
+		mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
+		mustCmd(t, r, "run", nil)
+		expectStates(t, r,
+			st{state: controller.ScriptConfigured},
+			st{state: controller.ScriptConfigured, groupID: "g"},
+			st{state: controller.ScriptRunning, groupID: "g"},
+			st{state: controller.ScriptFailing, groupID: "g", reason: c.want})
+		waitDone(t, s)
+	}
+}

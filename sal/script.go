@@ -87,7 +87,8 @@ type ScriptSpec struct {
 	SetMetadata func(s *Script, md *ScriptMetadata)
 	// Run does the work, calling s.Checkpoint where it may be paused or
 	// stopped. Its ctx ends when the script is stopped: return then. nil
-	// ends in DONE, an error in FAILED (reason "Error in run: <error>";
+	// ends in DONE, an error in FAILED (reason "Error in run: <error>",
+	// a Remote's failed command reading as salobj's AckError does;
 	// logged with details unless it is an ExpectedError), a stop in STOPPED.
 	Run func(ctx context.Context, s *Script) error
 	// Cleanup runs when the script ends after Run started, whatever the
