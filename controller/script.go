@@ -564,6 +564,9 @@ func (s *Script) parseConfig(text string) (*ScriptConfiguration, error) {
 	if text != "" {
 		var err error
 		if v, err = yamlx.UnmarshalOrdered("config", []byte(text)); err != nil {
+			if py, ok := yamlx.PyErrorText(text, err); ok {
+				return nil, &yamlError{text: py, err: err}
+			}
 			return nil, err
 		}
 		if truthy(v) {
@@ -584,6 +587,15 @@ func (s *Script) parseConfig(text string) (*ScriptConfiguration, error) {
 	conf.Values = values
 	return conf, nil
 }
+
+// yamlError is a configuration that is not YAML, with PyYAML's text.
+type yamlError struct {
+	text string
+	err  error
+}
+
+func (e *yamlError) Error() string { return e.text }
+func (e *yamlError) Unwrap() error { return e.err }
 
 // truthy is Python's bool() of a value the YAML reader gives.
 func truthy(v any) bool {

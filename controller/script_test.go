@@ -368,8 +368,12 @@ func TestScript_ConfigureFailed(t *testing.T) {
 		{"just_a_string", "config(just_a_string) failed: 'str' object has no attribute 'pop'"},
 		{"['not', 'a', 'dict']", "config(['not', 'a', 'dict']) failed: pop expected at most 1 argument, got 2"},
 		{"0", "config(0) failed: 0 is not a dict"},
-		// The YAML reader's words are not PyYAML's (salobj-csc.md §8).
-		{"a : : 2", "config(a : : 2) failed: config:1: mapping values are not allowed in this context"},
+		// Not YAML: PyYAML's str() of its error (recorded with PyYAML 6.0.3).
+		{"a : : 2", "config(a : : 2) failed: mapping values are not allowed here\n  in \"<unicode string>\", line 1, column 5:\n    a : : 2\n        ^"},
+		{"wait_time: [1, 2", "config(wait_time: [1, 2) failed: while parsing a flow sequence\n  in \"<unicode string>\", line 1, column 12:\n    wait_time: [1, 2\n               ^\nexpected ',' or ']', but got '<stream end>'\n  in \"<unicode string>\", line 1, column 17:\n    wait_time: [1, 2\n                    ^"},
+		{"wait_time: 1\nfail_run: 'yes", "config(wait_time: 1\nfail_run: 'yes) failed: while scanning a quoted scalar\n  in \"<unicode string>\", line 2, column 11:\n    fail_run: 'yes\n              ^\nfound unexpected end of stream\n  in \"<unicode string>\", line 2, column 15:\n    fail_run: 'yes\n                  ^"},
+		// One the Go side does not map keeps the YAML reader's words.
+		{"a: &x 1\n&y", "config(a: &x 1\n&y) failed: config:2: could not find expected ':'"},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			ts := &testScript{}
