@@ -21,6 +21,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/yamlx"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 )
 
@@ -192,7 +193,18 @@ type ScriptConfig struct {
 	// HeartbeatInterval is the heartbeat period (default
 	// ScriptHeartbeatInterval).
 	HeartbeatInterval time.Duration
+	// FinalStateDelay is how long the script waits, once its final state
+	// is written (acknowledged by the broker) and the ack of the command
+	// that ended it sent, before Done closes (and a script process exits):
+	// time for the ScriptQueue to read the final state before it learns of
+	// the exit (salobj's final_state_delay). 0 means
+	// DefaultFinalStateDelay; a negative value, none.
+	FinalStateDelay time.Duration
 }
+
+// DefaultFinalStateDelay is ScriptConfig.FinalStateDelay's default
+// (BaseScript's final_state_delay, 0.3 s).
+const DefaultFinalStateDelay = 300 * time.Millisecond
 
 // Script is the Controller of a SAL script (the Script component, at its
 // own SAL index) with ts_salobj's BaseScript state machine: the configure,
@@ -224,7 +236,13 @@ type Script struct {
 	subGroup       int
 
 	end   ending
-	unreg func() // leaves the Domain's list of what its Close closes
+	unreg func()
+	// endTimer, once the command that ended the script is acked, closes
+	// Done FinalStateDelay later with endErr; Close ends it early with
+	// the same error. Guarded by mu.
+	endTimer *time.Timer
+	endErr   error
+	ended    bool // leaves the Domain's list of what its Close closes
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
@@ -263,6 +281,9 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = ScriptHeartbeatInterval
+	}
+	if cfg.FinalStateDelay == 0 {
+		cfg.FinalStateDelay = DefaultFinalStateDelay
 	}
 	cc := cfg.Controller
 	cc.AllowMissing, cc.WriteOnly = false, false
@@ -368,8 +389,9 @@ func (s *Script) NextSupplementedGroupID() (string, error) {
 	return g + "#" + strconv.Itoa(s.subGroup), nil
 }
 
-// Done is closed when the script has ended: its final state written and
-// the ack of the command that ended it sent, or Close called.
+// Done is closed when the script has ended: its final state written
+// (acknowledged by the broker), the ack of the command that ended it sent,
+// then FinalStateDelay passed; or Close called.
 func (s *Script) Done() <-chan struct{} { return s.end.Done() }
 
 // Err returns, once Done is closed, the error that ended the script in
@@ -426,6 +448,13 @@ func (s *Script) Close() {
 	s.mu.Lock()
 	s.exiting = true
 	cancel := s.runCancel
+	var endErr error
+	if s.ended {
+		endErr = s.endErr
+		if s.endTimer != nil {
+			s.endTimer.Stop()
+		}
+	}
 	s.mu.Unlock()
 	s.stopHeartbeat()
 	if cancel != nil {
@@ -434,7 +463,7 @@ func (s *Script) Close() {
 	s.c.Close()
 	s.bg.Wait()
 	s.unreg()
-	s.finish(nil)
+	s.finish(endErr)
 }
 
 // writeCtx bounds a state write that must happen even when the command's
@@ -535,6 +564,9 @@ func (s *Script) parseConfig(text string) (*ScriptConfiguration, error) {
 	if text != "" {
 		var err error
 		if v, err = yamlx.UnmarshalOrdered("config", []byte(text)); err != nil {
+			if py, ok := yamlx.PyErrorText(text, err); ok {
+				return nil, &yamlError{text: py, err: err}
+			}
 			return nil, err
 		}
 		if truthy(v) {
@@ -555,6 +587,15 @@ func (s *Script) parseConfig(text string) (*ScriptConfiguration, error) {
 	conf.Values = values
 	return conf, nil
 }
+
+// yamlError is a configuration that is not YAML, with PyYAML's text.
+type yamlError struct {
+	text string
+	err  error
+}
+
+func (e *yamlError) Error() string { return e.text }
+func (e *yamlError) Unwrap() error { return e.err }
 
 // truthy is Python's bool() of a value the YAML reader gives.
 func truthy(v any) bool {
@@ -705,6 +746,38 @@ func detail(err error) string {
 	return errorDetail(err)
 }
 
+// ackcmdStr is salobj's _ackcmd_str: "(ackcmd private_seqNum=7,
+// ack=<SalRetCode.CMD_FAILED: -302>, error=1, result='...')".
+func ackcmdStr(a *topics.Ack) string {
+	code := strconv.Itoa(int(a.Code))                             // as_salRetCode leaves an unknown code an int
+	if name := a.Code.String(); strings.HasPrefix(name, "CMD_") { // a SalRetCode member
+		code = "<SalRetCode." + name + ": " + code + ">"
+	}
+	return "(ackcmd private_seqNum=" + strconv.Itoa(int(a.SeqNum)) + ", ack=" + code +
+		", error=" + strconv.Itoa(int(a.Error)) + ", result=" + pyrepr.String(a.Result) + ")"
+}
+
+// runErrText is the text of an error Run returned, as salobj's str() of
+// the exception: a Remote's failed command (*remote.AckError) reads as
+// its AckError, "msg='Command failed', ackcmd=(...)"; one that timed out
+// (*remote.TimeoutError) as its AckTimeoutError. Wrapped, the wrapper's
+// text is kept around it.
+func runErrText(err error) string {
+	text := err.Error()
+	var ae *remote.AckError
+	var te *remote.TimeoutError
+	var inner, py string
+	switch {
+	case errors.As(err, &ae) && ae.Ack != nil:
+		inner, py = ae.Error(), "msg='Command failed', ackcmd="+ackcmdStr(ae.Ack)
+	case errors.As(err, &te) && te.Last != nil:
+		inner, py = te.Error(), "msg='Timed out waiting for command acknowledgement', ackcmd="+ackcmdStr(te.Last)
+	default:
+		return text
+	}
+	return strings.Replace(text, inner, py, 1)
+}
+
 func (s *Script) doRun(ctx context.Context, cmd *Command) error {
 	s.mu.Lock()
 	if err := s.assertState("run", ScriptConfigured); err != nil {
@@ -742,7 +815,7 @@ func (s *Script) doRun(ctx context.Context, cmd *Command) error {
 		if !isExpected(err) {
 			s.c.logger.Error("Error in run", slog.String(tracebackAttr, detail(err)))
 		}
-		werr = s.setState(ScriptFailing, ptr("Error in run: "+err.Error()), false, false)
+		werr = s.setState(ScriptFailing, ptr("Error in run: "+runErrText(err)), false, false)
 	}
 	s.mu.Unlock()
 	if werr != nil {
@@ -936,7 +1009,24 @@ func (s *Script) exit(cmd *Command) {
 		}
 		s.mu.Unlock()
 	}
-	cmd.acked = func() { s.finish(err) }
+	cmd.acked = func() { s.ending(err) }
+}
+
+// ending closes Done with err FinalStateDelay from now (at once if it is
+// negative); Close closes it earlier with the same err. It runs on a
+// callback of the Kafka client: it must not block.
+func (s *Script) ending(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.endErr = true, err
+	if s.cfg.FinalStateDelay < 0 {
+		s.finish(err)
+		return
+	}
+	s.endTimer = time.AfterFunc(s.cfg.FinalStateDelay, func() { s.finish(err) })
 }
 
 func (s *Script) startHeartbeat() {

@@ -368,8 +368,12 @@ func TestScript_ConfigureFailed(t *testing.T) {
 		{"just_a_string", "config(just_a_string) failed: 'str' object has no attribute 'pop'"},
 		{"['not', 'a', 'dict']", "config(['not', 'a', 'dict']) failed: pop expected at most 1 argument, got 2"},
 		{"0", "config(0) failed: 0 is not a dict"},
-		// The YAML reader's words are not PyYAML's (salobj-csc.md §8).
-		{"a : : 2", "config(a : : 2) failed: config:1: mapping values are not allowed in this context"},
+		// Not YAML: PyYAML's str() of its error (recorded with PyYAML 6.0.3).
+		{"a : : 2", "config(a : : 2) failed: mapping values are not allowed here\n  in \"<unicode string>\", line 1, column 5:\n    a : : 2\n        ^"},
+		{"wait_time: [1, 2", "config(wait_time: [1, 2) failed: while parsing a flow sequence\n  in \"<unicode string>\", line 1, column 12:\n    wait_time: [1, 2\n               ^\nexpected ',' or ']', but got '<stream end>'\n  in \"<unicode string>\", line 1, column 17:\n    wait_time: [1, 2\n                    ^"},
+		{"wait_time: 1\nfail_run: 'yes", "config(wait_time: 1\nfail_run: 'yes) failed: while scanning a quoted scalar\n  in \"<unicode string>\", line 2, column 11:\n    fail_run: 'yes\n              ^\nfound unexpected end of stream\n  in \"<unicode string>\", line 2, column 15:\n    fail_run: 'yes\n                  ^"},
+		// One the Go side does not map keeps the YAML reader's words.
+		{"a: &x 1\n&y", "config(a: &x 1\n&y) failed: config:2: could not find expected ':'"},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			ts := &testScript{}
@@ -705,5 +709,102 @@ func TestScript_Heartbeat(t *testing.T) {
 		if hb := next(t, r, "heartbeat"); hb["heartbeat"] != false {
 			t.Errorf("heartbeat %v", hb)
 		}
+	}
+}
+
+// TestScript_FinalStateBeforeDone: Done closes only FinalStateDelay after
+// the final state is written: when a Remote reads the final state, Done is
+// still open (the ScriptQueue, told of the exit by SIGCHLD and of the state
+// by the bus, must see the state first). Close during the delay ends it
+// with the script's own Err.
+func TestScript_FinalStateBeforeDone(t *testing.T) {
+	e := newScriptEnv(t)
+	cfg := (&testScript{}).config()
+	cfg.FinalStateDelay = time.Hour // ended by Close below
+	cfg.Cleanup = func(context.Context, *controller.Script) error { return controller.Expectedf("cleanup failed") }
+	cfg.Run = func(ctx context.Context, s *controller.Script) error { return controller.Expectedf("run failed") }
+	s, r := e.start(950, cfg, nil)
+	expectStates(t, r, st{state: controller.ScriptUnconfigured})
+	configure(t, r, "", "", "", "")
+	mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
+	mustCmd(t, r, "run", nil)
+	expectStates(t, r,
+		st{state: controller.ScriptConfigured},
+		st{state: controller.ScriptConfigured, groupID: "g"},
+		st{state: controller.ScriptRunning, groupID: "g"},
+		st{state: controller.ScriptFailing, groupID: "g", reason: "Error in run: run failed"},
+		st{state: controller.ScriptFailed, groupID: "g", reason: "Error in run: run failed; failed in _exit: cleanup failed"})
+	select {
+	case <-s.Done():
+		t.Fatal("Done closed when the final state was read")
+	default:
+	}
+	s.Close()
+	waitDone(t, s)
+	if s.Err() == nil || s.Err().Error() != "cleanup failed" {
+		t.Errorf("Err %v, want cleanup failed", s.Err())
+	}
+
+	// A short delay: Done closes by itself, and the final state is then
+	// on the bus for a Remote that starts afterwards.
+	cfg = (&testScript{}).config()
+	cfg.FinalStateDelay = time.Millisecond
+	s, r = e.start(951, cfg, nil)
+	expectStates(t, r, st{state: controller.ScriptUnconfigured})
+	configure(t, r, "", "", "", "")
+	mustCmd(t, r, "stop", nil)
+	waitDone(t, s)
+	late, err := remote.New(e.queue, "Script", 951, remote.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	if err := late.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if rec := late.MustEvent("state").Get(); rec == nil || controller.ScriptState(rec["state"].(uint8)) != controller.ScriptStopped {
+		t.Errorf("state read after Done: %v, want STOPPED", rec)
+	}
+}
+
+// TestScript_RunFailsAckError: Run returning a Remote's failed command
+// gives salobj's reason, str() of its AckError or AckTimeoutError (golden
+// texts made with salobj's _ackcmd_str and AckError.__str__ under Python
+// 3.11); wrapped, the wrapper's text around it.
+func TestScript_RunFailsAckError(t *testing.T) {
+	e := newScriptEnv(t)
+	for i, c := range []struct {
+		err  error
+		want string
+	}{
+		{&remote.AckError{Remote: "MTMount:0", Command: "homeBothAxes", Ack: &topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: the mount's axes are 'not' homed", SeqNum: 7}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=7, ack=<SalRetCode.CMD_FAILED: -302>, error=1, result="Failed: the mount's axes are 'not' homed")`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdAborted, Result: "Aborted", SeqNum: 12}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=12, ack=<SalRetCode.CMD_ABORTED: -303>, error=0, result='Aborted')`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdTimeout, Result: "Timeout", SeqNum: 3}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=3, ack=<SalRetCode.CMD_TIMEOUT: -304>, error=0, result='Timeout')`},
+		{&remote.AckError{Ack: &topics.Ack{Code: topics.CmdNoPerm, Result: "Not permitted by authList", SeqNum: 4}},
+			`Error in run: msg='Command failed', ackcmd=(ackcmd private_seqNum=4, ack=<SalRetCode.CMD_NOPERM: -300>, error=0, result='Not permitted by authList')`},
+		{&remote.TimeoutError{Last: &topics.Ack{Code: topics.CmdNoAck, Result: "No command acknowledgement seen", SeqNum: 99}, Hint: "no heartbeat seen"},
+			`Error in run: msg='Timed out waiting for command acknowledgement', ackcmd=(ackcmd private_seqNum=99, ack=<SalRetCode.CMD_NOACK: -301>, error=0, result='No command acknowledgement seen')`},
+		{&remote.TimeoutError{Last: &topics.Ack{Code: topics.CmdInProgress, Result: "In progress: été\n", SeqNum: 100}},
+			`Error in run: msg='Timed out waiting for command acknowledgement', ackcmd=(ackcmd private_seqNum=100, ack=<SalRetCode.CMD_INPROGRESS: 301>, error=0, result='In progress: été\n')`},
+		{fmt.Errorf("slew: %w", &remote.AckError{Ack: &topics.Ack{Code: topics.CmdFailed, Error: 1, Result: "Failed: no", SeqNum: 8}}),
+			`Error in run: slew: msg='Command failed', ackcmd=(ackcmd private_seqNum=8, ack=<SalRetCode.CMD_FAILED: -302>, error=1, result='Failed: no')`},
+	} {
+		cfg := (&testScript{}).config()
+		cfg.FinalStateDelay = -1
+		cfg.Run = func(context.Context, *controller.Script) error { return c.err }
+		s, r := e.start(960+i, cfg, nil)
+		expectStates(t, r, st{state: controller.ScriptUnconfigured})
+		configure(t, r, "", "", "", "")
+		mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
+		mustCmd(t, r, "run", nil)
+		expectStates(t, r,
+			st{state: controller.ScriptConfigured},
+			st{state: controller.ScriptConfigured, groupID: "g"},
+			st{state: controller.ScriptRunning, groupID: "g"},
+			st{state: controller.ScriptFailing, groupID: "g", reason: c.want})
+		waitDone(t, s)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/argparse"
@@ -86,12 +87,18 @@ type ScriptSpec struct {
 	SetMetadata func(s *Script, md *ScriptMetadata)
 	// Run does the work, calling s.Checkpoint where it may be paused or
 	// stopped. Its ctx ends when the script is stopped: return then. nil
-	// ends in DONE, an error in FAILED (reason "Error in run: <error>";
+	// ends in DONE, an error in FAILED (reason "Error in run: <error>",
+	// a Remote's failed command reading as salobj's AckError does;
 	// logged with details unless it is an ExpectedError), a stop in STOPPED.
 	Run func(ctx context.Context, s *Script) error
 	// Cleanup runs when the script ends after Run started, whatever the
 	// outcome (not on a signal); an error ends in FAILED and exit code 1.
 	Cleanup func(ctx context.Context, s *Script) error
+	// FinalStateDelay is how long the script waits after writing its
+	// final state before it ends (its process exits): time for the
+	// ScriptQueue to read that state. 0 means 0.3 s (salobj's
+	// final_state_delay); negative, none.
+	FinalStateDelay time.Duration
 	// Bus are options of the script's bus (default: the environment's).
 	Bus []Option
 }
@@ -109,7 +116,8 @@ type Script struct {
 // as a script process has one).
 func (b *Bus) NewScript(ctx context.Context, index int, spec ScriptSpec) (*Script, error) {
 	ss := &Script{bus: b}
-	cfg := controller.ScriptConfig{ClassName: spec.Name, Description: spec.Description, Help: spec.Help, Schema: spec.Schema}
+	cfg := controller.ScriptConfig{ClassName: spec.Name, Description: spec.Description, Help: spec.Help, Schema: spec.Schema,
+		FinalStateDelay: spec.FinalStateDelay}
 	if f := spec.Configure; f != nil {
 		cfg.Configure = func(ctx context.Context, _ *controller.Script, c *ScriptConfiguration) error { return f(ctx, ss, c) }
 	}

@@ -161,6 +161,11 @@ func TestScriptQueuePython(t *testing.T) {
 			if out["exit_code"] != float64(c["exit_code"].(int)) {
 				t.Errorf("exit code %v, want %v", out["exit_code"], c["exit_code"])
 			}
+			// The ScriptQueue takes the state it has read at the exit as
+			// the script's last: unless terminated, the final one.
+			if act, _ := c["action"].(map[string]any); act["do"] != "terminate" && out["final_state_before_exit"] != true {
+				t.Errorf("final_state_before_exit %v: the process exited before its final state was read", out["final_state_before_exit"])
+			}
 		})
 		if !ok {
 			break

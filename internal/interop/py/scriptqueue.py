@@ -24,7 +24,11 @@ As the ScriptQueue does it:
   - a Script Remote of index 0 without history reads the script's events;
   - on its first UNCONFIGURED state the script gets configure (60 s),
     then setGroupId (5 s), then run (nobody waits for that ack);
-  - stop (60 s) and then up to 60 s for the process; terminate is SIGTERM.
+  - stop (60 s) and then up to 60 s for the process; terminate is SIGTERM;
+  - when the process exits, the state read by then is the script's last:
+    unless terminated, it must be the final one (DONE, STOPPED, FAILED or
+    CONFIGURE_FAILED), or the ScriptQueue records e.g. a failed script as
+    RUNNING.
 
 Exit status: 0 when every check passed (a JSON summary is the last line of
 stdout), 1 when a check failed ("FAIL: ..." lines on stderr), 2 on a usage
@@ -189,6 +193,7 @@ def run_case(spec):
     configured = sent_action = False
     terminated_at = exited_at = None
     configure_ack = None
+    act = case.get("action")
     handled = 0
     deadline = time.monotonic() + si.READ_TIMEOUT
     try:
@@ -220,7 +225,19 @@ def run_case(spec):
                         seq = q.send(act["do"], index)
                         q.wait_ack(act["do"], index, seq, STOP_TIMEOUT)
             if proc.poll() is not None:
-                exited_at = exited_at or time.monotonic()
+                if exited_at is None:
+                    exited_at = time.monotonic()
+                    # The ScriptQueue learns of the exit by SIGCHLD and takes
+                    # the state it has read by then as the script's last: the
+                    # final state must be on the bus before the process exits
+                    # (the script waits final_state_delay after writing it).
+                    q.poll(index, timeout=0.05)
+                    last = seen[-1]["state"] if seen else 0
+                    summary["final_state_before_exit"] = STATE_NAMES[last] in FINAL
+                    expect_final = case["states"] and case["states"][-1][0] in FINAL
+                    if expect_final and (not act or act["do"] != "terminate") and STATE_NAMES[last] not in FINAL:
+                        si.fail(f"the script exited before its final state was read: the ScriptQueue would "
+                                f"record it as {STATE_NAMES[last]}")
                 done = handled >= len(case["states"]) or (seen and STATE_NAMES[seen[-1]["state"]] in FINAL)
                 # What the script wrote before it exited may still be on the way.
                 if done or time.monotonic() - exited_at > 10:
