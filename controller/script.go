@@ -236,13 +236,13 @@ type Script struct {
 	subGroup       int
 
 	end   ending
-	unreg func()
+	unreg func() // leaves the Domain's list of what its Close closes
 	// endTimer, once the command that ended the script is acked, closes
 	// Done FinalStateDelay later with endErr; Close ends it early with
-	// the same error. Guarded by mu.
+	// the same error. Guarded by mu, as ended (the script has ended).
 	endTimer *time.Timer
 	endErr   error
-	ended    bool // leaves the Domain's list of what its Close closes
+	ended    bool
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
