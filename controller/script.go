@@ -21,7 +21,6 @@ import (
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/yamlx"
-	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 )
 
@@ -490,7 +489,7 @@ func (s *Script) setState(st ScriptState, reason *string, keepOld, force bool) e
 				r = old + "; " + r
 			}
 		}
-		fields["reason"] = r
+		fields["reason"] = capText(r)
 	}
 	ctx, cancel := writeCtx()
 	defer cancel()
@@ -746,36 +745,20 @@ func detail(err error) string {
 	return errorDetail(err)
 }
 
-// ackcmdStr is salobj's _ackcmd_str: "(ackcmd private_seqNum=7,
-// ack=<SalRetCode.CMD_FAILED: -302>, error=1, result='...')".
-func ackcmdStr(a *topics.Ack) string {
-	code := strconv.Itoa(int(a.Code))                             // as_salRetCode leaves an unknown code an int
-	if name := a.Code.String(); strings.HasPrefix(name, "CMD_") { // a SalRetCode member
-		code = "<SalRetCode." + name + ": " + code + ">"
-	}
-	return "(ackcmd private_seqNum=" + strconv.Itoa(int(a.SeqNum)) + ", ack=" + code +
-		", error=" + strconv.Itoa(int(a.Error)) + ", result=" + pyrepr.String(a.Result) + ")"
-}
-
 // runErrText is the text of an error Run returned, as salobj's str() of
-// the exception: a Remote's failed command (*remote.AckError) reads as
-// its AckError, "msg='Command failed', ackcmd=(...)"; one that timed out
-// (*remote.TimeoutError) as its AckTimeoutError. Wrapped, the wrapper's
-// text is kept around it.
+// the exception: an error that has a Python text of its own (package
+// remote's AckError and TimeoutError: "msg='Command failed', ackcmd=(...)"
+// and its AckTimeoutError) reads as that text; wrapped, the wrapper's text
+// is kept around it.
 func runErrText(err error) string {
-	text := err.Error()
-	var ae *remote.AckError
-	var te *remote.TimeoutError
-	var inner, py string
-	switch {
-	case errors.As(err, &ae) && ae.Ack != nil:
-		inner, py = ae.Error(), "msg='Command failed', ackcmd="+ackcmdStr(ae.Ack)
-	case errors.As(err, &te) && te.Last != nil:
-		inner, py = te.Error(), "msg='Timed out waiting for command acknowledgement', ackcmd="+ackcmdStr(te.Last)
-	default:
-		return text
+	var py interface {
+		error
+		PythonText() string
 	}
-	return strings.Replace(text, inner, py, 1)
+	if !errors.As(err, &py) {
+		return err.Error()
+	}
+	return strings.Replace(err.Error(), py.Error(), py.PythonText(), 1)
 }
 
 func (s *Script) doRun(ctx context.Context, cmd *Command) error {

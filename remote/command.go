@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -47,6 +49,24 @@ func (e *AckError) Error() string {
 // Is matches ErrCommandFailed.
 func (e *AckError) Is(target error) bool { return target == ErrCommandFailed }
 
+// PythonText is what Python's str() gives of ts_salobj's AckError for the
+// same ack: "msg='Command failed', ackcmd=(ackcmd private_seqNum=7,
+// ack=<SalRetCode.CMD_FAILED: -302>, error=1, result='...')". A script
+// failing in run on this error reports it so, as a Python script would.
+func (e *AckError) PythonText() string {
+	return "msg='Command failed', ackcmd=" + ackcmdText(e.Ack)
+}
+
+// ackcmdText is ts_salobj's _ackcmd_str of an ack.
+func ackcmdText(a *topics.Ack) string {
+	code := strconv.Itoa(int(a.Code))                             // as_salRetCode leaves an unknown code an int
+	if name := a.Code.String(); strings.HasPrefix(name, "CMD_") { // a SalRetCode member
+		code = "<SalRetCode." + name + ": " + code + ">"
+	}
+	return "(ackcmd private_seqNum=" + strconv.Itoa(int(a.SeqNum)) + ", ack=" + code +
+		", error=" + strconv.Itoa(int(a.Error)) + ", result=" + pyrepr.String(a.Result) + ")"
+}
+
 // TimeoutError is a command that saw no final ack in time. Last is the last
 // ack seen, or a locally made CMD_NOACK ack if none was. It matches
 // ErrTimeout, and context.DeadlineExceeded when the ctx deadline ended it.
@@ -58,6 +78,12 @@ type TimeoutError struct {
 	// Hint, when not empty, is why no ack may have come: no heartbeat of
 	// the instance seen, or only an old one (see Remote.HeartbeatAge).
 	Hint string
+}
+
+// PythonText is what Python's str() gives of ts_salobj's
+// AckTimeoutError for the same last ack (see AckError.PythonText).
+func (e *TimeoutError) PythonText() string {
+	return "msg='Timed out waiting for command acknowledgement', ackcmd=" + ackcmdText(e.Last)
 }
 
 func (e *TimeoutError) Error() string {

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"internal/argparse":    {"internal/pyrepr"},
 	"internal/bus":         {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx"},
 	"topics":               {"internal/bus"},
-	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog"},
+	"remote":               {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr"},
 	"controller":           {"topics", "internal/bus", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec", "internal/argparse"},
 	"sal/salprom":          {"sal", "topics"},
