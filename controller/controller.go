@@ -586,6 +586,7 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 	}
 	a.Identity, a.Origin = cmd.Identity, cmd.Origin
 	a.CmdType = c.cmdtype["command_"+cmd.Name]
+	a.Result = capText(a.Result)
 	return bus.AckFields(&a), nil
 }
 

@@ -743,7 +743,7 @@ func (s *CSC) Fault(ctx context.Context, code int32, report, traceback string) e
 	}
 	defer s.faulting.Store(false)
 	s.setState(Fault)
-	if err := s.write(ctx, "errorCode", map[string]any{"errorCode": code, "errorReport": report, "traceback": traceback}, true); err != nil {
+	if err := s.write(ctx, "errorCode", map[string]any{"errorCode": code, "errorReport": capText(report), "traceback": capText(traceback)}, true); err != nil {
 		s.c.logger.Error(fmt.Sprintf("Failed to output errorCode: code=%d; report=%s", code, pyrepr.String(report)), slog.String(tracebackAttr, errorDetail(err)))
 	}
 	if err := s.report(ctx); err != nil {

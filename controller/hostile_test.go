@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/testbus"
@@ -91,5 +93,51 @@ func TestCommandFlood_Bounded(t *testing.T) {
 	var ae *remote.AckError
 	if !errors.As(err, &ae) || ae.Ack.Code != topics.CmdFailed || ae.Ack.Result != want {
 		t.Errorf("the last command: %v %v, want CMD_FAILED %q", a, err, want)
+	}
+}
+
+// TestHostile_HugeErrorText: a handler whose error quotes 2 MiB of what
+// it was sent (a text with multibyte characters) still has its command
+// acknowledged: the ack's result and the logMessage's traceback are cut to
+// MaxText at a character boundary, ending with how much was cut, so that
+// the records fit a Kafka message. Uncut, the ack was never written and
+// the commander waited for its timeout.
+func TestHostile_HugeErrorText(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	huge := strings.Repeat("é", 1<<20) // 2 MiB
+	c.HandleFunc("setScalars", func(context.Context, *controller.Command) error {
+		return errors.New("cannot use " + huge)
+	})
+	if err := c.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	r := newRemote(t, d, 1)
+	a, err := r.Command(testbus.Ctx(t), "setScalars", nil, remote.WithTimeout(20*time.Second))
+	if a == nil || a.Code != topics.CmdFailed {
+		t.Fatalf("ack %v (%v), want CMD_FAILED", a, err)
+	}
+	check := func(what, text, prefix string) {
+		t.Helper()
+		if len(text) > controller.MaxText || !utf8.ValidString(text) || !strings.HasPrefix(text, prefix) ||
+			!strings.HasSuffix(text, " more bytes]") {
+			t.Errorf("%s: %d bytes, valid UTF-8 %v, begins %.30q, ends %q; want at most %d bytes of valid UTF-8 beginning %q and ending with the cut",
+				what, len(text), utf8.ValidString(text), text, text[max(0, len(text)-30):], controller.MaxText, prefix)
+		}
+	}
+	check("ack result", a.Result, "Failed: cannot use éé")
+	for {
+		rec, err := r.MustEvent("logMessage").Next(testbus.Ctx(t))
+		if err != nil {
+			t.Fatalf("no logMessage of the failure: %v", err)
+		}
+		if strings.HasPrefix(rec["message"].(string), "Callback setScalars failed") {
+			check("logMessage traceback", rec["traceback"].(string), "Go error chain")
+			break
+		}
 	}
 }

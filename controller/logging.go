@@ -297,8 +297,8 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	h.sink.publish(map[string]any{
 		"name":         name,
 		"level":        slogToPy(r.Level),
-		"message":      msg.String(),
-		"traceback":    traceback,
+		"message":      capText(msg.String()),
+		"traceback":    capText(traceback),
 		"filePath":     file,
 		"functionName": function,
 		"lineNumber":   line,
