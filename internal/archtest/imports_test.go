@@ -20,6 +20,7 @@ var allowed = map[string][]string{
 	"internal/kafka":       {},
 	"internal/ratelog":     {},
 	"internal/leaktest":    {},
+	"internal/hostile":     {},
 	"internal/cputime":     {},
 	"internal/testbus":     {"topics", "xml", "validate", "internal/embedded", "internal/codec"},
 	"internal/embedded":    {},

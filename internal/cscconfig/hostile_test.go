@@ -5,11 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/lsst-sal/salgo/internal/cscconfig"
+	"github.com/lsst-sal/salgo/internal/hostile"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 )
 
@@ -17,37 +17,6 @@ import (
 // the file to read and the git reference to read it at; whatever it says,
 // only files of the configuration folder are read, git gets no option, and
 // the files' YAML is read in bounded time and memory.
-
-// allocated is the bytes allocated while f runs (runtime.MemStats
-// TotalAlloc; the tests of a package run one at a time), or 0 under the
-// race detector (see raceBuild).
-func allocated(f func()) uint64 {
-	if raceBuild {
-		f()
-		return 0
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// laughs is the "billion laughs" document with the given number of levels,
-// the last one under the key "data".
-func laughs(levels int) string {
-	var b strings.Builder
-	b.WriteString(`a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]` + "\n")
-	for i := 1; i < levels; i++ {
-		prev, cur := string(rune('a'+i-1)), string(rune('a'+i))
-		key := cur
-		if i == levels-1 {
-			key = "data"
-		}
-		b.WriteString(key + ": &" + cur + " [" + strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", ") + "]\n")
-	}
-	return b.String()
-}
 
 const hostileSchema = "title: Hostile v1\ntype: object\nproperties:\n  data: {type: array}\n  text: {type: string}\n"
 
@@ -62,9 +31,9 @@ func newHostile(t *testing.T, files map[string]string) (*cscconfig.Configurator,
 }
 
 func TestHostile_BombFileRefused(t *testing.T) {
-	c, dir := newHostile(t, map[string]string{"_init.yaml": "", "bomb.yaml": laughs(9)})
+	c, dir := newHostile(t, map[string]string{"_init.yaml": "", "bomb.yaml": hostile.Laughs(9, "data")})
 	var err error
-	n := allocated(func() { _, _, err = c.Load(context.Background(), "bomb.yaml") })
+	n := hostile.Allocated(func() { _, _, err = c.Load(context.Background(), "bomb.yaml") })
 	path := dir + "/bomb.yaml"
 	failText(t, err, "Could not parse data in "+path+" as a dict: "+path+":7: the document expands to more than 1000000 nodes (scalars, sequences and mappings, each use of an alias counted in full): refused, as a YAML bomb", true)
 	if n > 1<<20 {
@@ -75,10 +44,10 @@ func TestHostile_BombFileRefused(t *testing.T) {
 // TestHostile_SharedValuesRead: a six-level bomb (under the limit) is
 // read, merged, validated and decoded without being expanded.
 func TestHostile_SharedValuesRead(t *testing.T) {
-	c, _ := newHostile(t, map[string]string{"_init.yaml": laughs(6)})
+	c, _ := newHostile(t, map[string]string{"_init.yaml": hostile.Laughs(6, "data")})
 	var cfg cscconfig.Config
 	var err error
-	n := allocated(func() { cfg, _, err = c.Load(context.Background(), "") })
+	n := hostile.Allocated(func() { cfg, _, err = c.Load(context.Background(), "") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +59,7 @@ func TestHostile_SharedValuesRead(t *testing.T) {
 		t.Error("the aliases of data are no longer one list")
 	}
 	var m map[string]any
-	n = allocated(func() { err = cfg.Decode(&m) })
+	n = hostile.Allocated(func() { err = cfg.Decode(&m) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +81,13 @@ func TestHostile_DeepHugeAndInvalidFiles(t *testing.T) {
 	})
 	ctx := context.Background()
 	var err error
-	n := allocated(func() { _, _, err = c.Load(ctx, "deep.yaml") })
+	n := hostile.Allocated(func() { _, _, err = c.Load(ctx, "deep.yaml") })
 	failText(t, err, "Could not parse data in "+dir+"/deep.yaml as a dict: "+dir+"/deep.yaml:1: exceeded max depth of 10000", true)
 	if n > 8<<20 {
 		t.Errorf("100000 nested lists: allocated %d bytes", n)
 	}
 	var cfg cscconfig.Config
-	n = allocated(func() { cfg, _, err = c.Load(ctx, "huge.yaml") })
+	n = hostile.Allocated(func() { cfg, _, err = c.Load(ctx, "huge.yaml") })
 	if err != nil || cfg.Values["text"] != big || len(cfg.Values["data"].([]any)) != 100000 {
 		t.Fatalf("a 1 MiB string and 100000 items: %v", err)
 	}
@@ -156,7 +125,7 @@ func TestHostile_OverrideOutsideFolder(t *testing.T) {
 		// Lexically inside, but ".." after a symlink is the target's parent.
 		"out/../" + filepath.Base(outside) + "/secret.yaml"} {
 		var err error
-		n := allocated(func() { _, _, err = c.Load(ctx, name) })
+		n := hostile.Allocated(func() { _, _, err = c.Load(ctx, name) })
 		failText(t, err, "configurationOverride filename='"+name+"' is outside config_dir="+dir, true)
 		if n > 64<<10 {
 			t.Errorf("%s: allocated %d bytes", name, n)
@@ -194,7 +163,7 @@ func TestHostile_GitRefs(t *testing.T) {
 		"-c core.pager=touch /x ": "it starts with '-'",
 	} {
 		var err error
-		n := allocated(func() { _, _, err = c.Load(ctx, ":"+ref) })
+		n := hostile.Allocated(func() { _, _, err = c.Load(ctx, ":"+ref) })
 		want := "configurationOverride git reference " + pyrepr.String(strings.ToValidUTF8(ref, "\uFFFD")) + " is not valid: " + why
 		failText(t, err, want, true)
 		if n > 64<<10 {

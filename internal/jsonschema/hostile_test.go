@@ -2,10 +2,10 @@ package jsonschema_test
 
 import (
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/lsst-sal/salgo/internal/hostile"
 	"github.com/lsst-sal/salgo/internal/jsonschema"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/yamlx"
@@ -15,37 +15,6 @@ import (
 // by internal/yamlx (which refuses documents expanding past a million
 // nodes) and may share values through aliases; filling its defaults and
 // validating it must not expand what is shared.
-
-// allocated is the bytes allocated while f runs (runtime.MemStats
-// TotalAlloc; the tests of a package run one at a time), or 0 under the
-// race detector (see raceBuild).
-func allocated(f func()) uint64 {
-	if raceBuild {
-		f()
-		return 0
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// laughsYAML is the "billion laughs" document with the given number of
-// levels, the last one under the key "data".
-func laughsYAML(levels int) string {
-	var b strings.Builder
-	b.WriteString(`a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]` + "\n")
-	for i := 1; i < levels; i++ {
-		prev, cur := string(rune('a'+i-1)), string(rune('a'+i))
-		key := cur
-		if i == levels-1 {
-			key = "data"
-		}
-		b.WriteString(key + ": &" + cur + " [" + strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", ") + "]\n")
-	}
-	return b.String()
-}
 
 // laughsGo is the same as Go values, which internal/jsonschema accepts
 // without any limit: nine levels are 9^9 strings once expanded.
@@ -91,7 +60,7 @@ properties:
 // sharing, as salobj's DefaultingValidator (Python) does.
 func TestHostile_SharedValuesValidatedOnce(t *testing.T) {
 	s := mustCompile(t, listSchema)
-	v, err := yamlx.UnmarshalOrdered("config", []byte(laughsYAML(6)))
+	v, err := yamlx.UnmarshalOrdered("config", []byte(hostile.Laughs(6, "data")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +69,7 @@ func TestHostile_SharedValuesValidatedOnce(t *testing.T) {
 		v    any
 	}{{"6 levels from YAML", v}, {"9 levels as Go values", laughsGo(9)}} {
 		var got map[string]any
-		n := allocated(func() { got, err = s.FillDefaults(c.v) })
+		n := hostile.Allocated(func() { got, err = s.FillDefaults(c.v) })
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -111,7 +80,7 @@ func TestHostile_SharedValuesValidatedOnce(t *testing.T) {
 		if got["wait_time"] != int64(1) || &data[0].([]any)[0] != &data[8].([]any)[0] {
 			t.Errorf("%s: wait_time %v; the nine items of data should be one shared list", c.name, got["wait_time"])
 		}
-		n = allocated(func() { err = s.Validate(c.v) })
+		n = hostile.Allocated(func() { err = s.Validate(c.v) })
 		if err != nil {
 			t.Fatalf("%s: Validate: %v", c.name, err)
 		}
@@ -124,7 +93,7 @@ func TestHostile_SharedValuesValidatedOnce(t *testing.T) {
 	bad := laughsGo(9)
 	bad["data"].([]any)[8] = []any{"lol", int64(5)}
 	var verr error
-	n := allocated(func() { verr = s.Validate(bad) })
+	n := hostile.Allocated(func() { verr = s.Validate(bad) })
 	ve, ok := verr.(*jsonschema.ValidationError)
 	if !ok || ve.Message != "5 is not of type 'string', 'array'" || !reflect.DeepEqual(ve.Path, []any{"data", 8, 1}) {
 		t.Errorf("got %v, want 5 is not of type 'string', 'array' at data[8][1]", verr)
@@ -280,7 +249,7 @@ properties:
 	}
 	in.(*yamlx.Map).Set("bomb", laughsGo(9)["data"])
 	var got map[string]any
-	n := allocated(func() { got, err = s.FillDefaults(in) })
+	n := hostile.Allocated(func() { got, err = s.FillDefaults(in) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,44 +3,16 @@ package yamlx_test
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/lsst-sal/salgo/internal/hostile"
 	"github.com/lsst-sal/salgo/internal/yamlx"
 )
 
 // The hostile-bus tests: YAML that arrives in a command (a script's
 // configure, a CSC's configuration files named by start) must be read in
 // time and memory bounded by its size, or refused with a clear error.
-
-// allocated is the bytes allocated while f runs (runtime.MemStats
-// TotalAlloc; the tests of a package run one at a time), or 0 under the
-// race detector (see raceBuild).
-func allocated(f func()) uint64 {
-	if raceBuild {
-		f()
-		return 0
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// laughs is the "billion laughs" document with the given number of levels:
-// nine strings, then each level a list of nine aliases of the one before.
-// With nine levels it is 414 bytes and expands to 9^9 strings.
-func laughs(levels int) string {
-	var b strings.Builder
-	b.WriteString(`a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]` + "\n")
-	for i := 1; i < levels; i++ {
-		prev, cur := string(rune('a'+i-1)), string(rune('a'+i))
-		b.WriteString(cur + ": &" + cur + " [" + strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", ") + "]\n")
-	}
-	return b.String()
-}
 
 func wantErr(t *testing.T, err error, want string) {
 	t.Helper()
@@ -55,12 +27,12 @@ func wantErr(t *testing.T, err error, want string) {
 const tooLarge = "the document expands to more than 1000000 nodes (scalars, sequences and mappings, each use of an alias counted in full): refused, as a YAML bomb"
 
 func TestHostile_BillionLaughsRefused(t *testing.T) {
-	doc := laughs(9)
+	doc := hostile.Laughs(9, "")
 	if len(doc) != 414 {
 		t.Fatalf("the 9-level document is %d bytes, want 414", len(doc))
 	}
 	var err error
-	n := allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
+	n := hostile.Allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
 	// The line is that of the alias that crosses the limit: the seventh
 	// level (9^7 strings) is the first too large.
 	wantErr(t, err, "config:7: "+tooLarge)
@@ -77,10 +49,10 @@ func TestHostile_BillionLaughsRefused(t *testing.T) {
 // alias gives the same Go value, mappings and lists alike, as PyYAML gives
 // the same object.
 func TestHostile_AliasesStayShared(t *testing.T) {
-	doc := laughs(6)
+	doc := hostile.Laughs(6, "")
 	var v any
 	var err error
-	n := allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
+	n := hostile.Allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +84,7 @@ func TestHostile_MergeKeyBomb(t *testing.T) {
 		fmt.Fprintf(&b, "%s: &%s {<<: [%s]}\n", cur, cur, strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", "))
 	}
 	var err error
-	n := allocated(func() { _, err = yamlx.UnmarshalOrdered("merge.yaml", []byte(b.String())) })
+	n := hostile.Allocated(func() { _, err = yamlx.UnmarshalOrdered("merge.yaml", []byte(b.String())) })
 	wantErr(t, err, "merge.yaml:7: "+tooLarge)
 	if n > 1<<20 {
 		t.Errorf("refusing a merge-key bomb allocated %d bytes, want < 1 MiB", n)
@@ -146,7 +118,7 @@ func TestHostile_LimitIsExact(t *testing.T) {
 func TestHostile_DeepNesting(t *testing.T) {
 	for _, doc := range []string{strings.Repeat("[", 100000), strings.Repeat("{a: ", 100000), strings.Repeat("- ", 100000) + "x"} {
 		var err error
-		n := allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
+		n := hostile.Allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
 		wantErr(t, err, "config:1: exceeded max depth of 10000")
 		if n > 128*uint64(len(doc)) {
 			t.Errorf("%.10q x 100000: allocated %d bytes for %d, want < 128 per byte", doc, n, len(doc))
@@ -155,7 +127,7 @@ func TestHostile_DeepNesting(t *testing.T) {
 	doc := strings.Repeat("[", 9999) + "1" + strings.Repeat("]", 9999)
 	var v any
 	var err error
-	n := allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
+	n := hostile.Allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +147,7 @@ func TestHostile_HugeArrayAndString(t *testing.T) {
 	doc := "[" + strings.Repeat("0, ", 99999) + "0]"
 	var v any
 	var err error
-	n := allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
+	n := hostile.Allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
 	if err != nil || len(v.([]any)) != 100000 {
 		t.Fatalf("100000 items: %v", err)
 	}
@@ -183,7 +155,7 @@ func TestHostile_HugeArrayAndString(t *testing.T) {
 		t.Errorf("100000 items: allocated %d bytes for %d, want < 256 per byte", n, len(doc))
 	}
 	doc = "k: " + strings.Repeat("x", 1<<20) + "\n"
-	n = allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
+	n = hostile.Allocated(func() { v, err = yamlx.Unmarshal("config", []byte(doc)) })
 	if err != nil || len(v.(map[string]any)["k"].(string)) != 1<<20 {
 		t.Fatalf("a 1 MiB string: %v", err)
 	}
@@ -198,7 +170,7 @@ func TestHostile_InvalidUTF8(t *testing.T) {
 		"k: ok\nl: \xc3(\n": "config:1: invalid trailing UTF-8 octet",
 	} {
 		var err error
-		n := allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
+		n := hostile.Allocated(func() { _, err = yamlx.UnmarshalOrdered("config", []byte(doc)) })
 		wantErr(t, err, want)
 		if n > 64<<10 {
 			t.Errorf("%q: allocated %d bytes", doc, n)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package cscconfig_test
-
-const raceBuild = false

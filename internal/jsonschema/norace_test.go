@@ -1,5 +1,0 @@
-//go:build !race
-
-package jsonschema_test
-
-const raceBuild = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package yamlx_test
-
-const raceBuild = false
