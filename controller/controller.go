@@ -62,7 +62,8 @@ type Config struct {
 	// Identity is the private_identity written (default "Name[:index]").
 	Identity string
 	// QueueLen bounds each command topic's queue (default and minimum
-	// 1000); when full, the oldest command is dropped and counted.
+	// 1000); when full, the oldest command is dropped unanswered and
+	// counted in Stats.Overflow.
 	QueueLen int
 	// MaxConcurrent bounds how many handlers of Concurrent commands run
 	// at once (default DefaultMaxConcurrent, 100): a command beyond it is
@@ -124,6 +125,10 @@ type Stats struct {
 	// LogDropped counts log records not written as logMessage because
 	// LogQueueLen records were already waiting (the broker away).
 	LogDropped uint64
+	// Overflow counts commands dropped unanswered because their command
+	// topic's queue (Config.QueueLen) was full: the oldest waiting
+	// command is dropped, and its sender's Remote times out.
+	Overflow uint64
 }
 
 // Controller is the server side of one component instance.
@@ -328,7 +333,17 @@ func (c *Controller) Stats() Stats {
 		AckErrors: c.stats.ackErrors.Load(), InProgress: c.stats.inProgress.Load(),
 		LongStrings: c.stats.longStrings.Load(),
 		LogDropped:  c.logs.dropped.Load(),
+		Overflow:    c.overflow(),
 	}
+}
+
+// overflow sums the commands the command readers dropped from a full
+// queue.
+func (c *Controller) overflow() (n uint64) {
+	for _, r := range c.readers {
+		n += r.Stats().Overflow
+	}
+	return n
 }
 
 // Start checks that every command has a handler (unless AllowMissing),

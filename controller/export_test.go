@@ -24,3 +24,9 @@ func CloseCSCTopics(s *CSC) { s.c.in.Close() }
 func SetLogWrite(c *Controller, f func(ctx context.Context, rec map[string]any) error) {
 	c.logs.write = f
 }
+
+// SetLogWait sets how long c's logMessage writer waits for each record to
+// be written (logWriteWait, 10 s) (before Start).
+func SetLogWait(c *Controller, d time.Duration) {
+	c.logs.writeWait = d
+}

@@ -95,6 +95,8 @@ type logSink struct {
 	dropped atomic.Uint64
 	// write writes one record; tests replace it.
 	write func(ctx context.Context, rec map[string]any) error
+	// writeWait bounds each write (logWriteWait; tests change it).
+	writeWait time.Duration
 
 	mu      sync.Mutex
 	started bool
@@ -120,7 +122,7 @@ const (
 )
 
 func newLogSink(c *Controller) *logSink {
-	s := &logSink{c: c}
+	s := &logSink{c: c, writeWait: logWriteWait}
 	s.write = s.writeEvent
 	s.setPy(pyInfo)
 	return s
@@ -156,7 +158,7 @@ func (s *logSink) start() {
 		}
 		s.mu.Unlock()
 		for _, rec := range early {
-			ctx, cancel := context.WithTimeout(context.Background(), logWriteWait)
+			ctx, cancel := context.WithTimeout(context.Background(), s.writeWait)
 			if err := s.write(ctx, rec); err != nil && s.c.ctx.Err() == nil {
 				s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err)
 			}
@@ -195,7 +197,7 @@ func (s *logSink) enqueueLocked(rec map[string]any) {
 func (s *logSink) loop(q <-chan map[string]any, done chan<- struct{}) {
 	defer close(done)
 	for rec := range q {
-		ctx, cancel := context.WithTimeout(s.ctx, logWriteWait)
+		ctx, cancel := context.WithTimeout(s.ctx, s.writeWait)
 		err := s.write(ctx, rec)
 		cancel()
 		if err != nil && s.c.ctx.Err() == nil {

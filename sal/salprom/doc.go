@@ -19,9 +19,13 @@
 //	salgo_records_overflow_total       dropped: queue full
 //	salgo_records_lost_total           missing by private_seqNum gaps
 //	salgo_records_out_of_order_total   dropped: older than the last
+//	salgo_records_duplicate_total      dropped: the same writer's seqNum again
 //	salgo_records_undecodable_total    bad framing, schema or Avro
 //	salgo_records_violations_total     delivered, but out of a bound
+//	salgo_schema_retries_total         writer schema lookups tried again
 //	salgo_queue_depth                  records waiting in a reader's queue
+//	salgo_records_held                 records waiting for a writer
+//	                                   schema lookup
 //	salgo_write_ack_seconds            histogram: write call to broker ack
 //	salgo_latency_seconds              histogram: receive minus send stamp
 //	salgo_command_seconds              histogram: command round trip, with
@@ -30,6 +34,10 @@
 //	                                   timeout, closed)
 //	salgo_kafka_*                      kprom's client metrics, with a
 //	                                   client label
+//
+// A Controller's Stats.Overflow (commands dropped from a full command
+// queue) is the sum of salgo_records_overflow_total over its command_*
+// topics.
 //
 // Series of the same component, index and topic from several objects of
 // one process (two Remotes of one component, say) are summed.

@@ -41,6 +41,7 @@ type Exporter struct {
 	cmd      *prometheus.HistogramVec
 	counters []counter
 	depth    *prometheus.Desc
+	held     *prometheus.Desc
 
 	clients atomic.Int64
 	mu      sync.Mutex
@@ -91,8 +92,10 @@ func New(reg prometheus.Registerer, opts ...Option) (*Exporter, error) {
 		{desc: desc("records_duplicate_total", "Records dropped as a repeat of the same writer's last private_seqNum."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Duplicates })},
 		{desc: desc("records_undecodable_total", "Records skipped: bad framing, unknown schema id or bad Avro."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Undecodable })},
 		{desc: desc("records_violations_total", "Records delivered that break a bound the reference does not enforce."), get: rd(func(s *topics.ReaderStats) uint64 { return s.Violations })},
+		{desc: desc("schema_retries_total", "Writer schema lookups the registry did not answer, tried again (the topic's records wait meanwhile)."), get: rd(func(s *topics.ReaderStats) uint64 { return s.SchemaRetries })},
 	}
 	e.depth = desc("queue_depth", "Records waiting in readers' queues.")
+	e.held = desc("records_held", "Records waiting in readers for a writer schema lookup.")
 	for _, c := range []prometheus.Collector{e.writeLat, e.lat, e.cmd, snapshotCollector{e}} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("salprom: register: %w", err)
@@ -162,6 +165,7 @@ func (s snapshotCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- c.desc
 	}
 	ch <- s.e.depth
+	ch <- s.e.held
 }
 
 type key struct {
@@ -181,6 +185,7 @@ func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 	type agg struct {
 		vals  []uint64
 		depth int
+		held  int
 		read  bool
 		write bool
 	}
@@ -202,6 +207,7 @@ func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 			case "reader":
 				a.read = true
 				a.depth += t.Reader.Queued
+				a.held += t.Reader.Held
 			case "writer":
 				a.write = true
 			}
@@ -219,6 +225,7 @@ func (s snapshotCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if a.read {
 			ch <- prometheus.MustNewConstMetric(e.depth, prometheus.GaugeValue, float64(a.depth), lv...)
+			ch <- prometheus.MustNewConstMetric(e.held, prometheus.GaugeValue, float64(a.held), lv...)
 		}
 	}
 }

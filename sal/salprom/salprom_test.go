@@ -157,7 +157,11 @@ func TestScrape(t *testing.T) {
 	if v := series(t, m, "salgo_records_overflow_total", tel...); v != nTel-10 {
 		t.Errorf("records_overflow_total{scalars} = %v, want %d", v, nTel-10)
 	}
-	for _, name := range []string{"salgo_records_lost_total", "salgo_records_undecodable_total", "salgo_records_out_of_order_total", "salgo_records_duplicate_total", "salgo_records_violations_total", "salgo_write_failures_total", "salgo_records_filtered_total"} {
+	// The registry answered every lookup: nothing retried, nothing held.
+	if v := series(t, m, "salgo_records_held", tel...); v != 0 {
+		t.Errorf("records_held{scalars} = %v, want 0", v)
+	}
+	for _, name := range []string{"salgo_records_lost_total", "salgo_records_undecodable_total", "salgo_records_out_of_order_total", "salgo_records_duplicate_total", "salgo_records_violations_total", "salgo_write_failures_total", "salgo_records_filtered_total", "salgo_schema_retries_total"} {
 		if v := series(t, m, name, ex...); v != 0 {
 			t.Errorf("%s = %v, want 0", name, v)
 		}
