@@ -122,8 +122,11 @@ type Stats struct {
 	// LongStrings counts commands handled although strings in them are
 	// longer than their IDL_Size, as ts_salobj handles them.
 	LongStrings uint64
-	// LogDropped counts log records not written as logMessage because
-	// LogQueueLen records were already waiting (the broker away).
+	// LogDropped counts log records not written as logMessage: because
+	// LogQueueLen records were already waiting (the broker away), or
+	// because their write failed or was not confirmed within its bound
+	// (10 s), or was cut short when the Controller closed; also records
+	// logged before Start beyond the 10 kept, and after Close.
 	LogDropped uint64
 	// Overflow counts commands dropped unanswered because their command
 	// topic's queue (Config.QueueLen) was full: the oldest waiting

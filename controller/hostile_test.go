@@ -429,3 +429,27 @@ func TestHostile_HugeErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestLog_FailedWritesCounted: logMessage records whose write fails (the
+// broker refuses them, or the write's bound passes) are counted in
+// Stats.LogDropped, as those that found the queue full are: nothing is
+// lost without a count.
+func TestLog_FailedWritesCounted(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	controller.SetLogWrite(c, func(context.Context, map[string]any) error {
+		return errors.New("the broker refused it")
+	})
+	if err := c.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	for i := range n {
+		c.Logger().Error("lost", "i", i)
+	}
+	waitFor(t, fmt.Sprintf("%d failed logMessage writes counted in LogDropped", n), func() bool { return c.Stats().LogDropped == n })
+}

@@ -159,8 +159,8 @@ func (s *logSink) start() {
 		s.mu.Unlock()
 		for _, rec := range early {
 			ctx, cancel := context.WithTimeout(context.Background(), s.writeWait)
-			if err := s.write(ctx, rec); err != nil && s.c.ctx.Err() == nil {
-				s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err)
+			if err := s.write(ctx, rec); err != nil {
+				s.notWritten(err)
 			}
 			cancel()
 		}
@@ -172,9 +172,11 @@ func (s *logSink) publish(rec map[string]any) {
 	defer s.mu.Unlock()
 	switch {
 	case s.stopped:
+		s.dropped.Add(1) // closed: it went to the process log only
 	case !s.started:
 		if len(s.early) == maxEarly {
 			s.early = s.early[1:]
+			s.dropped.Add(1)
 		}
 		s.early = append(s.early, rec)
 	default:
@@ -200,9 +202,19 @@ func (s *logSink) loop(q <-chan map[string]any, done chan<- struct{}) {
 		ctx, cancel := context.WithTimeout(s.ctx, s.writeWait)
 		err := s.write(ctx, rec)
 		cancel()
-		if err != nil && s.c.ctx.Err() == nil {
-			s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err)
+		if err != nil {
+			s.notWritten(err)
 		}
+	}
+}
+
+// notWritten counts a record whose write failed or was not confirmed in
+// time (Stats.LogDropped), and says so on the process log unless the
+// controller is closing.
+func (s *logSink) notWritten(err error) {
+	s.dropped.Add(1)
+	if s.c.ctx.Err() == nil {
+		s.c.rl.Log(slog.LevelWarn, "logMessage", "controller: logMessage not written", "controller", s.c.Name(), "err", err, "dropped", s.dropped.Load())
 	}
 }
 
