@@ -16,7 +16,8 @@ import (
 // TestReader_QueueWarningsOnlyWhenConsumed: a reader nobody takes records
 // from (only Get) fills and overflows its queue silently, the drops
 // counted; the same flood on a reader the application consumed with
-// Next, TryNext or a callback logs the fill warning and the overflow.
+// Next, TryNext or a callback logs the fill warning and the overflow
+// (for Next and TryNext, at the next read).
 func TestReader_QueueWarningsOnlyWhenConsumed(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -55,6 +56,9 @@ func TestReader_QueueWarningsOnlyWhenConsumed(t *testing.T) {
 			if s := r.Stats(); s.Overflow == 0 {
 				t.Errorf("no overflow counted: %+v", s)
 			}
+			if c.name == "Next" || c.name == "TryNext" {
+				r.TryNext() // the read that reports what the queue went through
+			}
 			close(release)
 			in.Close() // no more records: the log is complete
 			var fill, full int
@@ -62,7 +66,7 @@ func TestReader_QueueWarningsOnlyWhenConsumed(t *testing.T) {
 				switch {
 				case strings.Contains(l.msg, "queue filling up"):
 					fill++
-				case strings.Contains(l.msg, "queue is full"):
+				case strings.Contains(l.msg, "queue is full"), strings.Contains(l.msg, "queue was full"):
 					full++
 				default:
 					t.Errorf("unexpected: %s %s %v", l.level, l.msg, l.attrs)
@@ -75,6 +79,56 @@ func TestReader_QueueWarningsOnlyWhenConsumed(t *testing.T) {
 				t.Errorf("read with Get only: %d fill and %d overflow warnings, want none", fill, full)
 			}
 		})
+	}
+}
+
+// TestReader_NextWarnsAtRead: a reader read with Next that is not read
+// for a while (a paused script's telemetry reader) fills and overflows
+// its queue without a word, the drops counted; the next read logs the
+// fill warning and one error saying how many records were dropped before
+// it, as ts_salobj warns inside next(). It used to log the overflow as an
+// error every 10 s while nobody read.
+func TestReader_NextWarnsAtRead(t *testing.T) {
+	logs := newLogCapture()
+	d := newDomainLogging(t, logs)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	in, rs := startInstance(t, d, comp, 1, bus.ReaderOptions{QueueLen: 10}, tp)
+	r := rs[0]
+	r.TryNext() // read once: the reader is consumed with Next
+	_, w := startWriter(t, d, comp, 1, tp)
+	for i := range 25 {
+		if _, err := w.Write(ctx, map[string]any{"int0": int32(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, ctx, "25 records delivered", func() bool { return r.Stats().Delivered == 25 })
+	warned := func() []logLine { return logs.lines(func(l logLine) bool { return l.level >= slog.LevelWarn }) }
+	if got := warned(); len(got) > 0 {
+		t.Errorf("%d warnings while nobody read, want none: %v", len(got), got)
+	}
+	rec := r.TryNext()
+	if rec == nil || rec["int0"] != int32(15) {
+		t.Fatalf("read %v, want the oldest record kept (int0 15)", rec)
+	}
+	in.Close()
+	var fill, full int
+	for _, l := range warned() {
+		switch {
+		case strings.Contains(l.msg, "queue filling up") && l.level == slog.LevelWarn:
+			fill++
+		case l.msg == "topics: reader queue was full; the oldest records were dropped before this read" && l.level == slog.LevelError:
+			full++
+			if got := l.attrs["dropped"]; got != "15" {
+				t.Errorf("overflow error says dropped=%v, want 15", got)
+			}
+		default:
+			t.Errorf("unexpected: %s %s %v", l.level, l.msg, l.attrs)
+		}
+	}
+	if fill != 1 || full != 1 {
+		t.Errorf("at the read: %d fill warnings and %d overflow errors, want 1 and 1", fill, full)
 	}
 }
 

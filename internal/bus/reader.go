@@ -65,9 +65,13 @@ type ReaderStats struct {
 // Next or TryNext on it, or while it has a callback: only then are its
 // queue's fill and overflow warnings logged (at most once per LogInterval
 // each), since only then does a full queue mean the application falls
-// behind. A reader that is only read with Get, as a Remote's readers
-// often are, fills its queue and drops the oldest records silently; the
-// drops are still counted in ReaderStats.Overflow.
+// behind. A callback's reader logs them as the queue fills; a reader read
+// with Next logs them at its next read, as ts_salobj's next() does (what
+// a paused script does not read is not an error until it reads again),
+// with the number of records dropped since the read before. A reader that
+// is only read with Get, as a Remote's readers often are, fills its queue
+// and drops the oldest records silently. The drops are always counted in
+// ReaderStats.Overflow.
 type Reader struct {
 	in     *Instance
 	topic  *salxml.Topic
@@ -115,6 +119,9 @@ type Reader struct {
 	cbDone   chan struct{}
 	warned   int
 	consumed bool // Next or TryNext called, or a callback set: queue warnings are logged
+	// unseen counts the records a reader read with Next dropped from its
+	// full queue since the last read, which reports them (see report).
+	unseen   uint64
 	closed   bool
 	closedCh bool
 	stats    ReaderStats
@@ -465,6 +472,7 @@ func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
 			r.mu.Unlock()
 			return nil, ErrCallbackSet
 		case r.n > 0:
+			r.reportLocked()
 			rec := r.takeLocked()
 			more := r.n > 0
 			r.mu.Unlock()
@@ -497,7 +505,22 @@ func (r *Reader) TryNext() map[string]any {
 	if r.n == 0 || r.cb != nil {
 		return nil
 	}
+	r.reportLocked()
 	return r.takeLocked()
+}
+
+// reportLocked is what a read with Next or TryNext reports of the queue
+// it reads, as the reference's next() does: the fill warnings, and the
+// records dropped since the last read, if any. A queue nobody reads (a
+// paused script's) fills and overflows without a word until it is read
+// again; the drops are counted in ReaderStats.Overflow either way.
+func (r *Reader) reportLocked() {
+	r.checkFillLocked()
+	if r.unseen > 0 {
+		r.in.rl.Log(slog.LevelError, r.kindOverflow, "topics: reader queue was full; the oldest records were dropped before this read",
+			"topic", r.topic.String(), "queue_len", len(r.q), "dropped", r.unseen, "dropped_total", r.stats.Overflow)
+		r.unseen = 0
+	}
 }
 
 // Flush discards every queued record.
@@ -654,8 +677,11 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 	if r.n == len(r.q) {
 		r.popLocked()
 		r.stats.Overflow++
-		if r.consumed {
+		switch {
+		case r.cb != nil:
 			r.in.rl.Log(slog.LevelError, r.kindOverflow, "topics: reader queue is full; the oldest record was dropped", "topic", r.topic.String(), "queue_len", len(r.q), "dropped_total", r.stats.Overflow)
+		case r.consumed:
+			r.unseen++ // told at the next read
 		}
 	}
 	if r.inline != nil {
@@ -676,7 +702,9 @@ func (r *Reader) push(rec map[string]any, historical bool) {
 	if historical {
 		r.stats.Historical++
 	}
-	r.checkFillLocked()
+	if r.cb != nil {
+		r.checkFillLocked()
+	}
 	// Wake the callback goroutine while holding r.mu: SetCallback(nil) and
 	// close close cbWake under r.mu, so a send after unlocking could hit a
 	// closed channel and panic. Both sends are non-blocking.
