@@ -237,11 +237,14 @@ type Script struct {
 	end   ending
 	unreg func() // leaves the Domain's list of what its Close closes
 	// endTimer, once the command that ended the script is acked, closes
-	// Done FinalStateDelay later with endErr; Close ends it early with
-	// the same error. Guarded by mu, as ended (the script has ended).
+	// Done FinalStateDelay later with exitErr; Close ends it early with
+	// the same error. Guarded by mu, as ended (the timer is set).
 	endTimer *time.Timer
-	endErr   error
 	ended    bool
+	// exitErr is the script's own end, set once its final state is
+	// written (exited), before the ack: what Close ends with from then on.
+	exitErr error
+	exited  bool
 
 	hbMu   sync.Mutex
 	hbStop chan struct{}
@@ -448,11 +451,11 @@ func (s *Script) Close() {
 	s.exiting = true
 	cancel := s.runCancel
 	var endErr error
-	if s.ended {
-		endErr = s.endErr
-		if s.endTimer != nil {
-			s.endTimer.Stop()
-		}
+	if s.exited {
+		endErr = s.exitErr
+	}
+	if s.endTimer != nil {
+		s.endTimer.Stop()
 	}
 	s.mu.Unlock()
 	s.stopHeartbeat()
@@ -992,6 +995,9 @@ func (s *Script) exit(cmd *Command) {
 		}
 		s.mu.Unlock()
 	}
+	s.mu.Lock()
+	s.exitErr, s.exited = err, true // Close, even before the ack is out, ends with it
+	s.mu.Unlock()
 	cmd.acked = func() { s.ending(err) }
 }
 
@@ -1004,7 +1010,7 @@ func (s *Script) ending(err error) {
 	if s.ended {
 		return
 	}
-	s.ended, s.endErr = true, err
+	s.ended = true
 	if s.cfg.FinalStateDelay < 0 {
 		s.finish(err)
 		return
