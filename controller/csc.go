@@ -178,7 +178,7 @@ type CSC struct {
 	stateMu  sync.Mutex
 	state    State
 	faulting atomic.Bool
-	reported atomic.Bool // a summaryState of this CSC is on the bus
+	reported atomic.Bool // a summaryState of this CSC was written (or attempted)
 	// wroteOffline: the last summaryState written is OFFLINE (an
 	// aborted write leaves the state OFFLINE but the bus behind).
 	wroteOffline atomic.Bool
@@ -617,11 +617,14 @@ func (s *CSC) write(ctx context.Context, name string, fields map[string]any, for
 // STANDBY.
 func (s *CSC) report(ctx context.Context) error {
 	st := s.State()
+	// Reported from the attempt on: a write cut short (Start cancelled
+	// by a signal) may well be on the bus, and readers may have read it
+	// before the producer hears of it.
+	s.reported.Store(true)
 	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(st)}, false); err != nil {
 		s.wroteOffline.Store(false) // not known to be on the bus
 		return err
 	}
-	s.reported.Store(true)
 	s.wroteOffline.Store(st == Offline)
 	if st != Fault {
 		if err := s.write(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false); err != nil {

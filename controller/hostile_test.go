@@ -344,6 +344,11 @@ func TestHostile_FullProducer(t *testing.T) {
 // commandTopicIDs returns the IDs of the command topics of a subname
 // (produce requests name topics by ID from Kafka 4 on).
 func commandTopicIDs(t *testing.T, brokers []string, subname string) map[[16]byte]bool {
+	return topicIDs(t, brokers, "."+subname+".", ".command_")
+}
+
+// topicIDs returns the IDs of the topics whose names hold every part.
+func topicIDs(t *testing.T, brokers []string, parts ...string) map[[16]byte]bool {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
@@ -356,12 +361,16 @@ func commandTopicIDs(t *testing.T, brokers []string, subname string) map[[16]byt
 	}
 	ids := map[[16]byte]bool{}
 	for name, d := range details {
-		if strings.Contains(name, "."+subname+".") && strings.Contains(name, ".command_") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(name, p)
+		}
+		if all {
 			ids[d.ID] = true
 		}
 	}
 	if len(ids) == 0 {
-		t.Fatal("no command topics found")
+		t.Fatalf("no topics named with %q found", parts)
 	}
 	return ids
 }

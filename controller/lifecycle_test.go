@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/testbus"
@@ -230,5 +233,60 @@ func TestCSC_ShutdownDuringExitControl(t *testing.T) {
 		if s != controller.Standby {
 			t.Fatalf("summaryState %s on the bus, want STANDBY then OFFLINE", s.Name())
 		}
+	}
+}
+
+// TestCSC_ShutdownDuringFirstReport: a signal while Start's first
+// summaryState write waits for the broker cuts that write short, but the
+// record is handed over and reaches the bus; Shutdown still writes
+// OFFLINE after it. (The CSC counted a state as written only once the
+// broker had answered, so Shutdown skipped OFFLINE as if the CSC had
+// written nothing, and STANDBY stayed the last state.)
+func TestCSC_ShutdownDuringFirstReport(t *testing.T) {
+	cfg, local := testbus.Config(t, nil)
+	if local == nil {
+		t.Skip("needs the embedded broker: the test holds produce requests in it")
+	}
+	d := testbus.Connect(t, cfg)
+	r := newRemote(t, d, 1) // creates the topics, so that their IDs are known
+	states := topicIDs(t, cfg.Brokers, "."+cfg.Subname+".", "Example.logevent_summaryState")
+	hold, held := make(chan struct{}), make(chan struct{})
+	var once, release sync.Once
+	unhold := func() { release.Do(func() { close(hold) }) }
+	t.Cleanup(unhold)
+	kc := local.Kafka()
+	kc.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		for _, tp := range req.(*kmsg.ProduceRequest).Topics {
+			if states[tp.TopicID] || strings.HasSuffix(tp.Topic, "Example.logevent_summaryState") {
+				once.Do(func() { close(held) })
+				kc.SleepControl(func() { <-hold })
+				break
+			}
+		}
+		return nil, nil, false
+	})
+	csc := newCSC(t, d, 1)
+	started := make(chan error, 1)
+	go func() { started <- csc.Start(testbus.Ctx(t)) }()
+	select {
+	case <-held: // STANDBY is in the broker's hands
+	case <-testbus.Ctx(t).Done():
+		t.Fatal("Start never wrote summaryState")
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- csc.Shutdown(testbus.Ctx(t)) }()
+	if err := <-started; err == nil {
+		t.Error("Start cut short by Shutdown returned no error")
+	}
+	unhold() // STANDBY, then whatever Shutdown wrote, reach the log
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	cscDone(t, csc, "Shutdown")
+	if s := nextState(t, r); s != controller.Standby {
+		t.Fatalf("first state on the bus %s, want STANDBY", s.Name())
+	}
+	if s := nextState(t, r); s != controller.Offline {
+		t.Errorf("state after STANDBY %s, want OFFLINE", s.Name())
 	}
 }

@@ -255,7 +255,7 @@ func TestRunCSC_SignalMatrix(t *testing.T) {
 					t.Errorf("the last summaryState on the bus: %v; want a state written: %v", last, want)
 				}
 				if reported && last["summaryState"] != int32(Offline) {
-					t.Errorf("the last summaryState on the bus: %v, want OFFLINE", last["summaryState"])
+					t.Errorf("the last summaryState on the bus: %v, want OFFLINE; stderr:\n%s", last["summaryState"], res.stderr)
 				}
 				if n, want := l.offs.Load(), map[bool]int32{true: 1}[reported]; n != want {
 					t.Errorf("the SummaryState hook saw OFFLINE %d times, want %d", n, want)
