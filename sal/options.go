@@ -192,7 +192,10 @@ func WithOverride(override string) CSCOption {
 }
 
 // WithValidSimulationModes sets the simulation modes a CSC supports
-// (default 0 only); a mode outside them is refused at construction.
+// (default 0 only); a mode outside them is refused at construction. A
+// program run by RunCSC declares its modes once, in
+// RunSpec.ValidSimulationModes, which the runner (and RunSpec.Maker, for
+// tests) passes here: use this option for a CSC made without a RunSpec.
 func WithValidSimulationModes(modes ...int32) CSCOption {
 	return cscOpt(func(c *controller.CSCConfig) { c.ValidSimulationModes = append([]int32(nil), modes...) })
 }
