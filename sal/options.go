@@ -1,6 +1,7 @@
 package sal
 
 import (
+	"os"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
@@ -183,6 +184,45 @@ func WithNextAck() CommandOption { return remote.WithNextAck() }
 // hook that gets each validated configuration in the start command.
 func WithConfiguration(c Configurable) CSCOption {
 	return cscOpt(func(cfg *controller.CSCConfig) { cfg.Configurable = &c })
+}
+
+// WithConfigDir sets the configuration folder of a configurable CSC
+// (--configdir; salobj's config_dir), instead of the configuration
+// package's; give it after WithConfiguration (a CSCMaker's caller's
+// options come after the CSC's own). No effect on a CSC that is not
+// configurable.
+func WithConfigDir(dir string) CSCOption {
+	return configurableOpt(func(c *Configurable) { c.ConfigDir = dir })
+}
+
+// WithSite sets the site of a configurable CSC, whose _<site>.yaml is
+// read after _init.yaml, instead of $LSST_SITE (which is then not
+// needed); give it after WithConfiguration. Tests use it (sal/saltest
+// does) so as not to set the process's environment.
+func WithSite(site string) CSCOption {
+	return configurableOpt(func(c *Configurable) {
+		next := c.LookupEnv
+		if next == nil {
+			next = os.LookupEnv
+		}
+		c.LookupEnv = func(key string) (string, bool) {
+			if key == "LSST_SITE" {
+				return site, true
+			}
+			return next(key)
+		}
+	})
+}
+
+// configurableOpt changes a copy of the CSC's Configurable, if it has one.
+func configurableOpt(f func(*Configurable)) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) {
+		if c.Configurable != nil {
+			cp := *c.Configurable
+			f(&cp)
+			c.Configurable = &cp
+		}
+	})
 }
 
 // WithOverride sets the start command's configurationOverride used when

@@ -169,7 +169,7 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	}
 	if has("configdir") {
 		if d, ok := res.String("configdir"); ok {
-			opts = append(opts, withConfigDir(d))
+			opts = append(opts, WithConfigDir(d))
 		}
 	}
 	opts = append(opts, WithCheckDuplicate())
@@ -357,16 +357,4 @@ func cscParser(spec RunSpec, comp *salxml.Component) (*argparse.Parser, *Flags) 
 		spec.Flags(f)
 	}
 	return p, f
-}
-
-// withConfigDir sets the configuration folder of a configurable CSC
-// (--configdir); it applies after the CSC's WithConfiguration.
-func withConfigDir(dir string) CSCOption {
-	return cscOpt(func(c *controller.CSCConfig) {
-		if c.Configurable != nil {
-			cp := *c.Configurable
-			cp.ConfigDir = dir
-			c.Configurable = &cp
-		}
-	})
 }

@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/lsst-sal/salgo/internal/cscconfig"
 	"github.com/lsst-sal/salgo/sal"
@@ -48,7 +50,13 @@ func Bus(t testing.TB, opts ...sal.Option) *sal.Bus {
 	if os.Getenv("SALGO_TEST_LOG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	name := strings.NewReplacer("/", "_", "#", "", " ", "_").Replace(t.Name())
+	// A subname holds only letters, digits, '_' and '-'.
+	name := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, t.Name())
 	base := []sal.Option{
 		sal.WithLogger(logger),
 		sal.WithSubname(fmt.Sprintf("test_%d_%d_%s", os.Getpid(), subnames.Add(1), name)),
@@ -84,6 +92,15 @@ type Options struct {
 	CSC []sal.CSCOption
 	// Remote options.
 	Remote []sal.RemoteOption
+	// ConfigDir, if set, is a configurable CSC's configuration folder
+	// (salobj's make_csc(config_dir=...); sal.WithConfigDir), instead of
+	// its configuration package's.
+	ConfigDir string
+	// Site is a configurable CSC's site (sal.WithSite): its _<site>.yaml
+	// is read after _init.yaml. Default: $LSST_SITE if set, else "test"
+	// (salobj's test cases set LSST_SITE=test). With ConfigDir and Site
+	// no environment variable is needed, so tests can run in parallel.
+	Site string
 }
 
 // NewCSC makes a CSC with make on a private bus, a Remote of it, then
@@ -94,7 +111,7 @@ type Options struct {
 func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 	t.Helper()
 	b := Bus(t, o.Bus...)
-	csc, err := make(b, o.Index, o.CSC...)
+	csc, err := make(b, o.Index, append(o.cscOptions(), o.CSC...)...)
 	if err != nil {
 		t.Fatalf("saltest: make the CSC: %v", err)
 	}
@@ -111,6 +128,22 @@ func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 		t.Fatalf("saltest: start the CSC: %v", err)
 	}
 	return h
+}
+
+// cscOptions are the options NewCSC gives make before o.CSC.
+func (o Options) cscOptions() []sal.CSCOption {
+	site, ok := o.Site, o.Site != ""
+	if !ok {
+		site, ok = os.LookupEnv("LSST_SITE")
+	}
+	if !ok {
+		site = "test"
+	}
+	opts := []sal.CSCOption{sal.WithSite(site)}
+	if o.ConfigDir != "" {
+		opts = append(opts, sal.WithConfigDir(o.ConfigDir))
+	}
+	return opts
 }
 
 // AssertNextSample reads the next sample of r (written after the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -183,5 +185,58 @@ func (e *exampleTB) Fatalf(f string, args ...any) { e.Errorf(f, args...); runtim
 func (e *exampleTB) cleanup() {
 	for i := len(e.cleanups) - 1; i >= 0; i-- {
 		e.cleanups[i]()
+	}
+}
+
+// configurableCSC is a configurable Example CSC whose Configure reports
+// the gain it got.
+func configurableCSC(gains chan<- float64) sal.CSCMaker {
+	return func(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
+		return b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing(), sal.WithConfiguration(sal.Configurable{
+			Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\nrequired: [gain]\n"),
+			ConfigPkg: "ts_config_nosuch", // not used: the harness's folder wins
+			Configure: func(_ context.Context, c *sal.Configuration) error {
+				gains <- c.Values["gain"].(float64)
+				return nil
+			},
+		})}, opts...)...)
+	}
+}
+
+// TestNewCSC_ConfigDir: Options.ConfigDir and Options.Site give a CSC its
+// configuration folder and site without the environment (salobj's
+// make_csc(config_dir=...)), so tests with different folders run in
+// parallel; the site defaults to salobj's "test".
+func TestNewCSC_ConfigDir(t *testing.T) {
+	for _, tc := range []struct {
+		name, site, override string
+		want                 float64
+	}{{"default", "", "", 2}, {"summit", "summit", "", 4}, {"high.yaml", "", "high.yaml", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, set := os.LookupEnv("LSST_SITE"); set && tc.name == "default" {
+				t.Skip("LSST_SITE is set: the default site is not salobj's test")
+			}
+			dir := t.TempDir()
+			for name, text := range map[string]string{"_init.yaml": "gain: 1.0\n", "_test.yaml": "gain: 2.0\n", "_summit.yaml": "gain: 4.0\n", "high.yaml": "gain: 3.0\n"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gains := make(chan float64, 1)
+			h := saltest.NewCSC(t, configurableCSC(gains), saltest.Options{Index: 1, ConfigDir: dir, Site: tc.site,
+				Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+			h.AssertNextSummaryState(t, sal.Standby, 0)
+			if _, err := sal.SetSummaryState(context.Background(), h.Remote, sal.Disabled, tc.override); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-gains; got != tc.want {
+				t.Errorf("gain %v, want %v", got, tc.want)
+			}
+			ap := h.AssertNextSample(t, h.Remote.MustEvent("configurationApplied"), nil, 0)
+			if ap["url"] != "file://"+dir {
+				t.Errorf("configurationApplied.url %v, want file://%s", ap["url"], dir)
+			}
+		})
 	}
 }
