@@ -235,43 +235,87 @@ func same(a, b any) bool {
 // Remote and checks it is want.
 func (h *Harness) AssertNextSummaryState(t testing.TB, want sal.State, timeout time.Duration) {
 	t.Helper()
-	h.AssertNextSample(t, h.Remote.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+	assertNextState(t, h.Remote, want, timeout, h.Started)
 }
 
 // AssertNextSummaryState reads the next summaryState of r and checks it is want.
 func AssertNextSummaryState(t testing.TB, r *sal.Remote, want sal.State, timeout time.Duration) {
 	t.Helper()
-	AssertNextSample(t, r.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+	assertNextState(t, r, want, timeout, 0)
+}
+
+// assertNextState reads the next summaryState of r written after after
+// and checks it is want, naming both states if not.
+func assertNextState(t testing.TB, r *sal.Remote, want sal.State, timeout time.Duration, after float64) {
+	t.Helper()
+	rec := assertNext(t, r.MustEvent("summaryState"), nil, timeout, after)
+	if got := toInt(rec["summaryState"]); got != int64(want) {
+		t.Errorf("%s: summaryState: read %d, want %d (%s, want %s)", r.Name(), got, int32(want), sal.State(got).Name(), want.Name())
+	}
 }
 
 // CheckBadCommands sends every command of the Remote's component that is
 // not in good, with its default data, and checks that each fails with
 // CMD_FAILED (a success or a timeout fails the test), as salobj's
-// check_bad_commands. Each command is a subtest when t is a *testing.T.
+// check_bad_commands. Each failure names the command and the CSC's state
+// (its newest summaryState), and is reported at the caller's line.
 func CheckBadCommands(t testing.TB, r *sal.Remote, good ...string) {
 	t.Helper()
+	state := ""
+	if ss, err := r.Event("summaryState"); err == nil {
+		if rec := ss.Get(); rec != nil {
+			state = sal.State(toInt(rec["summaryState"])).Name()
+		}
+	}
+	checkBadCommands(t, r, state, good)
+}
+
+// checkBadCommands is CheckBadCommands in a known state ("" if unknown).
+func checkBadCommands(t testing.TB, r *sal.Remote, state string, good []string) {
+	t.Helper()
+	in := ""
+	if state != "" {
+		in = "in " + state + ": "
+	}
 	for _, cmd := range r.CommandNames() {
 		if slices.Contains(good, cmd) {
 			continue
 		}
-		check := func(t testing.TB) {
-			t.Helper()
-			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-			defer cancel()
-			ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
-			switch {
-			case err == nil:
-				t.Errorf("%s succeeded (%s); want CMD_FAILED", cmd, ack)
-			case ack == nil || ack.Code != sal.CmdFailed:
-				t.Errorf("%s: %v; want CMD_FAILED", cmd, err)
-			}
-		}
-		if tt, ok := t.(*testing.T); ok {
-			tt.Run(cmd, func(t *testing.T) { check(t) })
-		} else {
-			check(t)
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
+		cancel()
+		switch {
+		case err == nil:
+			t.Errorf("%s%s succeeded (%s); want CMD_FAILED", in, cmd, ack)
+		case ack == nil || ack.Code != sal.CmdFailed:
+			t.Errorf("%s%s: %v; want CMD_FAILED", in, cmd, err)
 		}
 	}
+}
+
+// toInt is an integer field's value, whatever its Go type.
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	}
+	return -1
 }
 
 // CheckStandardStateTransitions is salobj's
@@ -281,27 +325,30 @@ func CheckBadCommands(t testing.TB, r *sal.Remote, good ...string) {
 // ENABLED that every other command fails (CheckBadCommands), with
 // enabledCommands allowed in ENABLED and skip allowed everywhere; each
 // transition is checked in the CSC's state and in the next summaryState.
+// A failure names the state and the command, at the caller's line.
 func (h *Harness) CheckStandardStateTransitions(t testing.TB, enabledCommands []string, skip []string, override string) {
 	t.Helper()
 	h.AssertNextSummaryState(t, sal.Standby, 0)
-	CheckBadCommands(t, h.Remote, append([]string{"start", "exitControl", "setLogLevel"}, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Standby.Name(), append([]string{"start", "exitControl", "setLogLevel"}, skip...))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*DefaultTimeout)
 	defer cancel()
+	from := sal.Standby
 	step := func(cmd string, params map[string]any, want sal.State) {
 		t.Helper()
 		if _, err := h.Remote.Command(ctx, cmd, params, sal.WithTimeout(DefaultTimeout)); err != nil {
-			t.Fatalf("%s: %v", cmd, err)
+			t.Fatalf("in %s: %s (to %s): %v", from.Name(), cmd, want.Name(), err)
 		}
 		if s := h.CSC.State(); s != want {
-			t.Fatalf("after %s the CSC is %s, want %s", cmd, s.Name(), want.Name())
+			t.Fatalf("in %s: after %s the CSC is %s, want %s", from.Name(), cmd, s.Name(), want.Name())
 		}
 		h.AssertNextSummaryState(t, want, 0)
+		from = want
 	}
 	step("start", map[string]any{"configurationOverride": override}, sal.Disabled)
-	CheckBadCommands(t, h.Remote, append([]string{"enable", "standby", "setLogLevel"}, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Disabled.Name(), append([]string{"enable", "standby", "setLogLevel"}, skip...))
 	step("enable", nil, sal.Enabled)
 	good := append([]string{"disable", "setLogLevel"}, enabledCommands...)
-	CheckBadCommands(t, h.Remote, append(good, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Enabled.Name(), append(good, skip...))
 	step("disable", nil, sal.Disabled)
 	step("standby", nil, sal.Standby)
 	step("exitControl", nil, sal.Offline)

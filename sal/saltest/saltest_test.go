@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -238,5 +239,48 @@ func TestNewCSC_ConfigDir(t *testing.T) {
 				t.Errorf("configurationApplied.url %v, want file://%s", ap["url"], dir)
 			}
 		})
+	}
+}
+
+// laxCSC is an Example CSC whose own commands succeed in any state: wrong
+// for CheckStandardStateTransitions.
+func laxCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
+	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing()}, opts...)...)
+	if err == nil {
+		csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error { return nil })
+	}
+	return csc, err
+}
+
+// TestCheckStandardStateTransitions_Reports: a failure of the check names
+// the state and the command, and is reported at the line of the test that
+// called the check (not at a line of saltest, nor in a subtest such as
+// "wait#02"). The failing test runs in a child process of the test binary.
+func TestCheckStandardStateTransitions_Reports(t *testing.T) {
+	if os.Getenv("SALTEST_CHILD") == "1" {
+		h := saltest.NewCSC(t, laxCSC, saltest.Options{Index: 1, Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+		_, _, line, _ := runtime.Caller(0)
+		fmt.Printf("CALLER LINE %d\n", line+2) // the next line but one
+		h.CheckStandardStateTransitions(t, []string{"wait"}, []string{"fault", "setArrays", "setScalars"}, "")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckStandardStateTransitions_Reports$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SALTEST_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	var line int
+	if _, serr := fmt.Sscanf(text[strings.Index(text, "CALLER LINE"):], "CALLER LINE %d", &line); serr != nil || err == nil {
+		t.Fatalf("the child test: %v, %v\n%s", err, serr, text)
+	}
+	at := fmt.Sprintf("saltest_test.go:%d: ", line)
+	for _, want := range []string{at + "in STANDBY: wait succeeded", at + "in DISABLED: wait succeeded"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the failure lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"saltest.go:", "wait#", "/wait"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the failure shows %q:\n%s", bad, text)
+		}
 	}
 }
