@@ -269,8 +269,12 @@ func TestCheckStandardStateTransitions_Reports(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	var line int
-	if _, serr := fmt.Sscanf(text[strings.Index(text, "CALLER LINE"):], "CALLER LINE %d", &line); serr != nil || err == nil {
-		t.Fatalf("the child test: %v, %v\n%s", err, serr, text)
+	i := strings.Index(text, "CALLER LINE")
+	if i < 0 || err == nil {
+		t.Fatalf("the child test: %v\n%s", err, text)
+	}
+	if _, err := fmt.Sscanf(text[i:], "CALLER LINE %d", &line); err != nil {
+		t.Fatal(err)
 	}
 	at := fmt.Sprintf("saltest_test.go:%d: ", line)
 	for _, want := range []string{at + "in STANDBY: wait succeeded", at + "in DISABLED: wait succeeded"} {
