@@ -88,6 +88,10 @@ type Options struct {
 	Index int
 	// Bus options for the private bus (e.g. sal.WithDefinitions).
 	Bus []sal.Option
+	// On, if set, is the bus to make the CSC on instead of a private one:
+	// e.g. a ScriptHarness's, for a CSC that a script commands (Bus is
+	// then not used).
+	On *sal.Bus
 	// CSC options, given to make after its own (e.g. sal.WithInitialState).
 	CSC []sal.CSCOption
 	// Remote options.
@@ -103,14 +107,17 @@ type Options struct {
 	Site string
 }
 
-// NewCSC makes a CSC with make on a private bus, a Remote of it, then
+// NewCSC makes a CSC with make on a private bus (or Options.On), a Remote of it, then
 // starts the CSC (so that the Remote reads everything the CSC writes),
 // and reads the summary states of the way to the initial state except the
 // last, which it leaves for AssertNextSummaryState, as salobj's make_csc.
 // Everything is closed at the end of the test.
 func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 	t.Helper()
-	b := Bus(t, o.Bus...)
+	b := o.On
+	if b == nil {
+		b = Bus(t, o.Bus...)
+	}
 	csc, err := make(b, o.Index, append(o.cscOptions(), o.CSC...)...)
 	if err != nil {
 		t.Fatalf("saltest: make the CSC: %v", err)

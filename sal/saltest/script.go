@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,13 +45,19 @@ type ScriptOptions struct {
 }
 
 // ScriptHarness is a SAL script on a private bus, and the ScriptQueue's
-// side of it: a Remote of the Script component at the script's index, as
-// BaseScriptTestCase's make_script gives. Make the components the script
-// commands on Bus. The harness reads the Remote's state event: read it
-// through the harness (WaitState, WaitFinal, Checkpoints), not directly.
+// side of it, as BaseScriptTestCase's make_script gives. The harness reads
+// the Remote's state event: read it through the harness (WaitState,
+// WaitFinal, Checkpoints), not directly.
 type ScriptHarness struct {
-	Bus    *sal.Bus
+	// Bus is the test's side of the private bus: make the components the
+	// script commands on it (e.g. NewCSC with Options.On). The script has
+	// a bus of its own on the same broker (Script.Bus()), as a script
+	// process has, so that its description lists its own Remotes only.
+	Bus *sal.Bus
+	// Script is the script, made from the spec.
 	Script *sal.Script
+	// Remote is a Remote of the Script component at the script's index,
+	// on Bus.
 	Remote *sal.Remote
 
 	timeout time.Duration
@@ -84,7 +95,14 @@ func NewScript(t testing.TB, spec sal.ScriptSpec, o ScriptOptions) *ScriptHarnes
 		t.Fatalf("saltest: make the Remote of Script:%d: %v", index, err)
 	}
 	t.Cleanup(h.Remote.Close)
-	if h.Script, err = h.Bus.NewScript(ctx, index, spec); err != nil {
+	// The script has a bus of its own, as a script process has: its
+	// description lists the Remotes made on it, not the test's.
+	sb, err := sal.Connect(ctx, sal.WithConfig(h.Bus.Config()))
+	if err != nil {
+		t.Fatalf("saltest: connect the script's bus: %v", err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	if h.Script, err = sb.NewScript(ctx, index, spec); err != nil {
 		t.Fatalf("saltest: make the script %s: %v", spec.Name, err)
 	}
 	t.Cleanup(h.Script.Close)
@@ -323,4 +341,71 @@ func (h *ScriptHarness) Checkpoints() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return slices.Clone(h.checkpoints)
+}
+
+// CheckScriptExecutable checks that a script program starts as the
+// ScriptQueue starts it, as BaseScriptTestCase's check_executable: path
+// (e.g. a binary built with go build) must be an executable file; run by
+// its path with its folder first in PATH and a new SAL index its only
+// argument, on a bus shared with the test (the program gets its brokers,
+// registry and subname through the LSST_* variables), it must report
+// UNCONFIGURED; then it is sent SIGTERM and must exit (its exit code is
+// not checked: a script stopped before its end exits 1).
+func CheckScriptExecutable(t testing.TB, path string, o ScriptOptions) {
+	t.Helper()
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = MakeTimeout
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("%s is not an executable file (%v)", abs, err)
+	}
+	index := o.Index
+	if index == 0 {
+		index = int(scriptIndices.Add(1))
+	}
+	b := Bus(t, o.Bus...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r, err := b.NewRemote(ctx, "Script", index)
+	if err != nil {
+		t.Fatalf("saltest: Remote of Script:%d: %v", index, err)
+	}
+	defer r.Close()
+	cmd := exec.Command(abs, strconv.Itoa(index))
+	cfg := b.Config()
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(abs)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		sal.EnvBroker+"="+strings.Join(cfg.Brokers, ","), sal.EnvRegistry+"="+cfg.RegistryURL, sal.EnvSubname+"="+cfg.Subname)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("saltest: start %s: %v", abs, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	rec, err := r.MustEvent("state").Next(ctx)
+	if err != nil {
+		t.Fatalf("%s %d: no state within %s: %v\nstderr:\n%s", abs, index, timeout, err, stderr.String())
+	}
+	if st := sal.ScriptState(toInt(rec["state"])); st != sal.ScriptUnconfigured {
+		t.Errorf("%s %d: state %s, want UNCONFIGURED", abs, index, describeState(rec))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("saltest: SIGTERM: %v", err)
+	}
+	select {
+	case <-exited:
+	case <-ctx.Done():
+		t.Errorf("%s %d still running %s after SIGTERM", abs, index, timeout)
+	}
 }
