@@ -1,14 +1,31 @@
-// Package saltest is for the tests of CSC authors, as ts_salobj's
-// BaseCscTestCase: a CSC and a Remote of it on a private bus in one call,
-// and the checks salobj's test helpers make (the next sample of a topic,
-// the next summary state, the standard state transitions, the commands
-// refused in a state, a CSC's main program, a configuration folder).
+// Package saltest is for the tests of CSC and SAL script authors, as
+// ts_salobj's BaseCscTestCase and ts_standardscripts' BaseScriptTestCase.
+//
+// For a CSC: NewCSC makes a CSC and a Remote of it on a private bus in one
+// call (Options.ConfigDir and Options.Site give a configurable CSC its
+// folder and site, as make_csc(config_dir=...), with no environment
+// variable, so tests can run in parallel), and the checks salobj's test
+// helpers make: the next sample of a topic, the next summary state, the
+// standard state transitions, the commands refused in a state, a CSC's
+// main program, a configuration folder. A program's CSC is made with its
+// RunSpec's maker, spec.Maker(), which carries the simulation modes the
+// RunSpec declares.
+//
+// For a SAL script: NewScript makes the script from its sal.ScriptSpec
+// (the one the program gives sal.RunScript) on a private bus, with a
+// Remote of it as the ScriptQueue has; Configure configures it (YAML text
+// or a map) and sets its group ID; Run runs it to its final state and
+// checks it; StartRun, WaitState and Command drive a script that pauses at
+// a checkpoint or is stopped; Checkpoints lists the checkpoints it passed;
+// CheckScriptExecutable starts the built program as the ScriptQueue does.
+// The components a script commands are made on ScriptHarness.Bus (NewCSC
+// with Options.On).
 //
 // Everything runs on an in-process Kafka and schema registry unless
 // LSST_KAFKA_BROKER_ADDR is set (then on that broker, with a topic subname
 // of the test's own); it is cleaned up with t.Cleanup. Every check takes a
-// testing.TB and reports a failure with t.Errorf/Fatalf, saying what
-// differs.
+// testing.TB and reports a failure with t.Errorf/Fatalf at the caller's
+// line, saying what differs.
 package saltest
 
 import (

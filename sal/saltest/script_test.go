@@ -3,6 +3,7 @@ package saltest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -150,4 +151,19 @@ func TestNewScript_NoScriptComponent(t *testing.T) {
 	if !strings.Contains(got, "Script") || !strings.Contains(got, "set TS_XML_DIR") {
 		t.Errorf("NewScript without the Script component reported %q", got)
 	}
+}
+
+// ExampleNewScript shows a script test as BaseScriptTestCase's: make the
+// script from its spec, configure it, run it to DONE, look at its
+// checkpoints. (Not run by go test: the Script component is in ts_xml
+// only, found through TS_XML_DIR; TestScript_RunDone runs the same.)
+func ExampleNewScript() {
+	t := &exampleTB{}
+	defer t.cleanup()
+	h := saltest.NewScript(t, stepScript(), saltest.ScriptOptions{})
+	h.Configure(t, saltest.ScriptConfig{Config: "steps: 2"})
+	final := h.Run(t, sal.ScriptDone)
+	fmt.Println(sal.ScriptState(final["state"].(uint8)).Name(), h.Checkpoints(), "failed:", t.failed)
+	// Printed with TS_XML_DIR set:
+	// DONE [start step 1 step 2 end] failed: false
 }
