@@ -148,7 +148,7 @@ func TestChecksFail(t *testing.T) {
 	// In ENABLED, setScalars succeeds: as a "bad" command it fails the check.
 	if got := fails(t, func(tb testing.TB) {
 		saltest.CheckBadCommands(tb, h.Remote, "disable", "setLogLevel", "setArrays", "wait", "fault", "start", "standby", "exitControl", "enable")
-	}); !strings.Contains(got, "setScalars succeeded") {
+	}); !strings.Contains(got, "in ENABLED: setScalars succeeded") {
 		t.Errorf("CheckBadCommands with a good command reported %q", got)
 	}
 }
