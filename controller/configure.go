@@ -50,7 +50,7 @@ type configurator struct {
 func newConfigurator(component string, spec *Configurable) (*configurator, error) {
 	c, err := cscconfig.New(cscconfig.Options{
 		Component: component, Schema: spec.Schema, ConfigPkg: spec.ConfigPkg,
-		ConfigDir: spec.ConfigDir, OtherInfo: spec.OtherInfo,
+		ConfigDir: spec.ConfigDir, OtherInfo: spec.OtherInfo, LookupEnv: spec.LookupEnv,
 	})
 	if err != nil {
 		return nil, err

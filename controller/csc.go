@@ -112,6 +112,9 @@ type Configurable struct {
 	// OtherInfo is configurationApplied.otherInfo: the events, without
 	// "logevent_", that carry the detailed configuration.
 	OtherInfo string
+	// LookupEnv reads LSST_SITE and <PKG>_DIR (nil: os.LookupEnv), so
+	// that tests need not set the process's environment.
+	LookupEnv func(key string) (string, bool)
 	// Configure gets each validated configuration, in the start command
 	// (the state still STANDBY). An error fails start; an ExpectedError is
 	// logged without details.

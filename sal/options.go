@@ -1,6 +1,7 @@
 package sal
 
 import (
+	"os"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
@@ -185,6 +186,45 @@ func WithConfiguration(c Configurable) CSCOption {
 	return cscOpt(func(cfg *controller.CSCConfig) { cfg.Configurable = &c })
 }
 
+// WithConfigDir sets the configuration folder of a configurable CSC
+// (--configdir; salobj's config_dir), instead of the configuration
+// package's; give it after WithConfiguration (a CSCMaker's caller's
+// options come after the CSC's own). No effect on a CSC that is not
+// configurable.
+func WithConfigDir(dir string) CSCOption {
+	return configurableOpt(func(c *Configurable) { c.ConfigDir = dir })
+}
+
+// WithSite sets the site of a configurable CSC, whose _<site>.yaml is
+// read after _init.yaml, instead of $LSST_SITE (which is then not
+// needed); give it after WithConfiguration. Tests use it (sal/saltest
+// does) so as not to set the process's environment.
+func WithSite(site string) CSCOption {
+	return configurableOpt(func(c *Configurable) {
+		next := c.LookupEnv
+		if next == nil {
+			next = os.LookupEnv
+		}
+		c.LookupEnv = func(key string) (string, bool) {
+			if key == "LSST_SITE" {
+				return site, true
+			}
+			return next(key)
+		}
+	})
+}
+
+// configurableOpt changes a copy of the CSC's Configurable, if it has one.
+func configurableOpt(f func(*Configurable)) CSCOption {
+	return cscOpt(func(c *controller.CSCConfig) {
+		if c.Configurable != nil {
+			cp := *c.Configurable
+			f(&cp)
+			c.Configurable = &cp
+		}
+	})
+}
+
 // WithOverride sets the start command's configurationOverride used when
 // the CSC goes through DISABLED to reach its initial state (default "").
 func WithOverride(override string) CSCOption {
@@ -192,7 +232,10 @@ func WithOverride(override string) CSCOption {
 }
 
 // WithValidSimulationModes sets the simulation modes a CSC supports
-// (default 0 only); a mode outside them is refused at construction.
+// (default 0 only); a mode outside them is refused at construction. A
+// program run by RunCSC declares its modes once, in
+// RunSpec.ValidSimulationModes, which the runner (and RunSpec.Maker, for
+// tests) passes here: use this option for a CSC made without a RunSpec.
 func WithValidSimulationModes(modes ...int32) CSCOption {
 	return cscOpt(func(c *controller.CSCConfig) { c.ValidSimulationModes = append([]int32(nil), modes...) })
 }

@@ -38,8 +38,13 @@ type RunSpec struct {
 	StateFlag bool
 	// Configurable adds --configdir.
 	Configurable bool
-	// ValidSimulationModes, if more than one, add --simulate (salobj's
-	// rules: a flag when they are 0 and one other, else a value).
+	// ValidSimulationModes are the simulation modes the CSC supports,
+	// declared once, here (salobj's valid_simulation_modes): the runner
+	// passes them to the CSC (sal.WithValidSimulationModes, after the
+	// maker's own options), and tests make the same CSC with Maker. If
+	// more than one, they add --simulate (salobj's rules: a flag when they
+	// are 0 and one other, else a value). Empty: the CSC's own
+	// WithValidSimulationModes, if any, stands (default 0 only).
 	ValidSimulationModes []int32
 	// SimulationHelp replaces --simulate's help text.
 	SimulationHelp string
@@ -164,7 +169,7 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	}
 	if has("configdir") {
 		if d, ok := res.String("configdir"); ok {
-			opts = append(opts, withConfigDir(d))
+			opts = append(opts, WithConfigDir(d))
 		}
 	}
 	opts = append(opts, WithCheckDuplicate())
@@ -186,7 +191,7 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 		return 1
 	}
 	defer bus.Close()
-	csc, err := spec.Make(bus, index, opts...)
+	csc, err := spec.Maker()(bus, index, opts...)
 	if err != nil {
 		if sig.Err() != nil {
 			return signalled()
@@ -225,6 +230,20 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	defer cancel()
 	_ = csc.Shutdown(off) // its errors are logged
 	return code
+}
+
+// Maker returns the CSC maker the runner calls: Make, given
+// ValidSimulationModes (if any) before the caller's options. Tests make
+// the program's CSC with it (e.g. saltest.NewCSC(t, spec.Maker(), ...)),
+// so that the modes are declared once, in the RunSpec.
+func (spec RunSpec) Maker() CSCMaker {
+	if len(spec.ValidSimulationModes) == 0 {
+		return spec.Make
+	}
+	modes := slices.Clone(spec.ValidSimulationModes)
+	return func(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
+		return spec.Make(b, index, append([]CSCOption{WithValidSimulationModes(modes...)}, opts...)...)
+	}
 }
 
 // needBroker refuses to run a CSC program on the in-process bus unless it
@@ -338,16 +357,4 @@ func cscParser(spec RunSpec, comp *salxml.Component) (*argparse.Parser, *Flags) 
 		spec.Flags(f)
 	}
 	return p, f
-}
-
-// withConfigDir sets the configuration folder of a configurable CSC
-// (--configdir); it applies after the CSC's WithConfiguration.
-func withConfigDir(dir string) CSCOption {
-	return cscOpt(func(c *controller.CSCConfig) {
-		if c.Configurable != nil {
-			cp := *c.Configurable
-			cp.ConfigDir = dir
-			c.Configurable = &cp
-		}
-	})
 }

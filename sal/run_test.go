@@ -294,3 +294,49 @@ func TestRunCSC_NeedsBroker(t *testing.T) {
 		t.Errorf("--embedded: exit %d, stderr %q", res.code, res.stderr)
 	}
 }
+
+// TestRunCSC_SimulationModesOnce: RunSpec.ValidSimulationModes alone
+// declares the modes (issue 30, item 9): --simulate makes a CSC whose
+// maker declares none, in simulation mode 1.
+func TestRunCSC_SimulationModesOnce(t *testing.T) {
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := b.NewRemote(ctx, "Example", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample, ValidSimulationModes: []int32{0, 1}, Bus: opts}
+	signal, send := context.WithCancel(ctx)
+	wait, ended := context.WithCancel(ctx)
+	var res runResult
+	var wg sync.WaitGroup
+	wg.Go(func() { res = run(signal, spec, "7", "--simulate"); ended() })
+	if _, err := WaitForSummaryState(wait, r, Standby); err != nil {
+		wg.Wait()
+		t.Fatalf("no STANDBY (%v): exit %d, stderr %q", err, res.code, res.stderr)
+	}
+	if sm, err := r.MustEvent("simulationMode").Await(ctx); err != nil || sm["mode"] != int32(1) {
+		t.Errorf("simulationMode %v, %v; want mode 1", sm, err)
+	}
+	send()
+	wg.Wait()
+	if res.code != 0 {
+		t.Errorf("exit %d, stderr %q", res.code, res.stderr)
+	}
+	// A test makes the same CSC through the spec's maker.
+	csc, err := spec.Maker()(b, 8, WithSimulationMode(1))
+	if err != nil {
+		t.Fatalf("spec.Maker() in simulation mode 1: %v", err)
+	}
+	csc.Close()
+	if _, err := spec.Maker()(b, 8, WithSimulationMode(2)); err == nil || !strings.Contains(err.Error(), "simulation_mode=2 not in valid_simulation_modes=[0, 1]") {
+		t.Errorf("spec.Maker() in simulation mode 2: %v", err)
+	}
+}

@@ -112,8 +112,8 @@ type Script struct {
 
 // NewScript makes a SAL script on this bus at SAL index (nonzero) and
 // runs spec.Setup; then Start it. RunScript does all of it from the
-// command line; tests call it directly (the script on a bus of its own,
-// as a script process has one).
+// command line; tests call it directly, the script on a bus of its own as
+// a script process has one (sal/saltest.NewScript does it all).
 func (b *Bus) NewScript(ctx context.Context, index int, spec ScriptSpec) (*Script, error) {
 	ss := &Script{bus: b}
 	cfg := controller.ScriptConfig{ClassName: spec.Name, Description: spec.Description, Help: spec.Help, Schema: spec.Schema,

@@ -29,15 +29,19 @@ func withBundledConfig(t *testing.T) {
 	t.Setenv("TS_CONFIG_OCS_DIR", dir)
 }
 
+// harness is the TestCsc with the example's own configuration folder and
+// site "local", given as options: no environment, so tests can run in
+// parallel.
 func harness(t *testing.T) *saltest.Harness {
 	t.Helper()
-	withBundledConfig(t)
-	return saltest.NewCSC(t, New, saltest.Options{Index: 1, Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+	return saltest.NewCSC(t, New, saltest.Options{Index: 1, ConfigDir: filepath.Join("config", "v2"), Site: "local",
+		Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
 }
 
 // TestTestCSC_StandardStateTransitions: salobj's own check for TestCsc:
 // setArrays, setScalars and wait need ENABLED, fault works everywhere.
 func TestTestCSC_StandardStateTransitions(t *testing.T) {
+	t.Parallel()
 	h := harness(t)
 	h.CheckStandardStateTransitions(t, []string{"setArrays", "setScalars", "wait"}, []string{"fault"}, "more.yaml")
 }
@@ -45,6 +49,7 @@ func TestTestCSC_StandardStateTransitions(t *testing.T) {
 // TestTestCSC_Echo: setScalars and setArrays write their data to the
 // events and telemetry; the configuration reached Configure.
 func TestTestCSC_Echo(t *testing.T) {
+	t.Parallel()
 	h := harness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,14 +1,31 @@
-// Package saltest is for the tests of CSC authors, as ts_salobj's
-// BaseCscTestCase: a CSC and a Remote of it on a private bus in one call,
-// and the checks salobj's test helpers make (the next sample of a topic,
-// the next summary state, the standard state transitions, the commands
-// refused in a state, a CSC's main program, a configuration folder).
+// Package saltest is for the tests of CSC and SAL script authors, as
+// ts_salobj's BaseCscTestCase and ts_standardscripts' BaseScriptTestCase.
+//
+// For a CSC: NewCSC makes a CSC and a Remote of it on a private bus in one
+// call (Options.ConfigDir and Options.Site give a configurable CSC its
+// folder and site, as make_csc(config_dir=...), with no environment
+// variable, so tests can run in parallel), and the checks salobj's test
+// helpers make: the next sample of a topic, the next summary state, the
+// standard state transitions, the commands refused in a state, a CSC's
+// main program, a configuration folder. A program's CSC is made with its
+// RunSpec's maker, spec.Maker(), which carries the simulation modes the
+// RunSpec declares.
+//
+// For a SAL script: NewScript makes the script from its sal.ScriptSpec
+// (the one the program gives sal.RunScript) on a private bus, with a
+// Remote of it as the ScriptQueue has; Configure configures it (YAML text
+// or a map) and sets its group ID; Run runs it to its final state and
+// checks it; StartRun, WaitState and Command drive a script that pauses at
+// a checkpoint or is stopped; Checkpoints lists the checkpoints it passed;
+// CheckScriptExecutable starts the built program as the ScriptQueue does.
+// The components a script commands are made on ScriptHarness.Bus (NewCSC
+// with Options.On).
 //
 // Everything runs on an in-process Kafka and schema registry unless
 // LSST_KAFKA_BROKER_ADDR is set (then on that broker, with a topic subname
 // of the test's own); it is cleaned up with t.Cleanup. Every check takes a
-// testing.TB and reports a failure with t.Errorf/Fatalf, saying what
-// differs.
+// testing.TB and reports a failure with t.Errorf/Fatalf at the caller's
+// line, saying what differs.
 package saltest
 
 import (
@@ -28,6 +45,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/lsst-sal/salgo/internal/cscconfig"
 	"github.com/lsst-sal/salgo/sal"
@@ -48,7 +67,13 @@ func Bus(t testing.TB, opts ...sal.Option) *sal.Bus {
 	if os.Getenv("SALGO_TEST_LOG") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	name := strings.NewReplacer("/", "_", "#", "", " ", "_").Replace(t.Name())
+	// A subname holds only letters, digits, '_' and '-'.
+	name := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, t.Name())
 	base := []sal.Option{
 		sal.WithLogger(logger),
 		sal.WithSubname(fmt.Sprintf("test_%d_%d_%s", os.Getpid(), subnames.Add(1), name)),
@@ -80,21 +105,37 @@ type Options struct {
 	Index int
 	// Bus options for the private bus (e.g. sal.WithDefinitions).
 	Bus []sal.Option
+	// On, if set, is the bus to make the CSC on instead of a private one:
+	// e.g. a ScriptHarness's, for a CSC that a script commands (Bus is
+	// then not used).
+	On *sal.Bus
 	// CSC options, given to make after its own (e.g. sal.WithInitialState).
 	CSC []sal.CSCOption
 	// Remote options.
 	Remote []sal.RemoteOption
+	// ConfigDir, if set, is a configurable CSC's configuration folder
+	// (salobj's make_csc(config_dir=...); sal.WithConfigDir), instead of
+	// its configuration package's.
+	ConfigDir string
+	// Site is a configurable CSC's site (sal.WithSite): its _<site>.yaml
+	// is read after _init.yaml. Default: $LSST_SITE if set, else "test"
+	// (salobj's test cases set LSST_SITE=test). With ConfigDir and Site
+	// no environment variable is needed, so tests can run in parallel.
+	Site string
 }
 
-// NewCSC makes a CSC with make on a private bus, a Remote of it, then
+// NewCSC makes a CSC with make on a private bus (or Options.On), a Remote of it, then
 // starts the CSC (so that the Remote reads everything the CSC writes),
 // and reads the summary states of the way to the initial state except the
 // last, which it leaves for AssertNextSummaryState, as salobj's make_csc.
 // Everything is closed at the end of the test.
 func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 	t.Helper()
-	b := Bus(t, o.Bus...)
-	csc, err := make(b, o.Index, o.CSC...)
+	b := o.On
+	if b == nil {
+		b = Bus(t, o.Bus...)
+	}
+	csc, err := make(b, o.Index, append(o.cscOptions(), o.CSC...)...)
 	if err != nil {
 		t.Fatalf("saltest: make the CSC: %v", err)
 	}
@@ -111,6 +152,22 @@ func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 		t.Fatalf("saltest: start the CSC: %v", err)
 	}
 	return h
+}
+
+// cscOptions are the options NewCSC gives make before o.CSC.
+func (o Options) cscOptions() []sal.CSCOption {
+	site, ok := o.Site, o.Site != ""
+	if !ok {
+		site, ok = os.LookupEnv("LSST_SITE")
+	}
+	if !ok {
+		site = "test"
+	}
+	opts := []sal.CSCOption{sal.WithSite(site)}
+	if o.ConfigDir != "" {
+		opts = append(opts, sal.WithConfigDir(o.ConfigDir))
+	}
+	return opts
 }
 
 // AssertNextSample reads the next sample of r (written after the
@@ -202,43 +259,87 @@ func same(a, b any) bool {
 // Remote and checks it is want.
 func (h *Harness) AssertNextSummaryState(t testing.TB, want sal.State, timeout time.Duration) {
 	t.Helper()
-	h.AssertNextSample(t, h.Remote.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+	assertNextState(t, h.Remote, want, timeout, h.Started)
 }
 
 // AssertNextSummaryState reads the next summaryState of r and checks it is want.
 func AssertNextSummaryState(t testing.TB, r *sal.Remote, want sal.State, timeout time.Duration) {
 	t.Helper()
-	AssertNextSample(t, r.MustEvent("summaryState"), map[string]any{"summaryState": int32(want)}, timeout)
+	assertNextState(t, r, want, timeout, 0)
+}
+
+// assertNextState reads the next summaryState of r written after after
+// and checks it is want, naming both states if not.
+func assertNextState(t testing.TB, r *sal.Remote, want sal.State, timeout time.Duration, after float64) {
+	t.Helper()
+	rec := assertNext(t, r.MustEvent("summaryState"), nil, timeout, after)
+	if got := toInt(rec["summaryState"]); got != int64(want) {
+		t.Errorf("%s: summaryState: read %d, want %d (%s, want %s)", r.Name(), got, int32(want), sal.State(got).Name(), want.Name())
+	}
 }
 
 // CheckBadCommands sends every command of the Remote's component that is
 // not in good, with its default data, and checks that each fails with
 // CMD_FAILED (a success or a timeout fails the test), as salobj's
-// check_bad_commands. Each command is a subtest when t is a *testing.T.
+// check_bad_commands. Each failure names the command and the CSC's state
+// (its newest summaryState), and is reported at the caller's line.
 func CheckBadCommands(t testing.TB, r *sal.Remote, good ...string) {
 	t.Helper()
+	state := ""
+	if ss, err := r.Event("summaryState"); err == nil {
+		if rec := ss.Get(); rec != nil {
+			state = sal.State(toInt(rec["summaryState"])).Name()
+		}
+	}
+	checkBadCommands(t, r, state, good)
+}
+
+// checkBadCommands is CheckBadCommands in a known state ("" if unknown).
+func checkBadCommands(t testing.TB, r *sal.Remote, state string, good []string) {
+	t.Helper()
+	in := ""
+	if state != "" {
+		in = "in " + state + ": "
+	}
 	for _, cmd := range r.CommandNames() {
 		if slices.Contains(good, cmd) {
 			continue
 		}
-		check := func(t testing.TB) {
-			t.Helper()
-			ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-			defer cancel()
-			ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
-			switch {
-			case err == nil:
-				t.Errorf("%s succeeded (%s); want CMD_FAILED", cmd, ack)
-			case ack == nil || ack.Code != sal.CmdFailed:
-				t.Errorf("%s: %v; want CMD_FAILED", cmd, err)
-			}
-		}
-		if tt, ok := t.(*testing.T); ok {
-			tt.Run(cmd, func(t *testing.T) { check(t) })
-		} else {
-			check(t)
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
+		cancel()
+		switch {
+		case err == nil:
+			t.Errorf("%s%s succeeded (%s); want CMD_FAILED", in, cmd, ack)
+		case ack == nil || ack.Code != sal.CmdFailed:
+			t.Errorf("%s%s: %v; want CMD_FAILED", in, cmd, err)
 		}
 	}
+}
+
+// toInt is an integer field's value, whatever its Go type.
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	}
+	return -1
 }
 
 // CheckStandardStateTransitions is salobj's
@@ -248,27 +349,30 @@ func CheckBadCommands(t testing.TB, r *sal.Remote, good ...string) {
 // ENABLED that every other command fails (CheckBadCommands), with
 // enabledCommands allowed in ENABLED and skip allowed everywhere; each
 // transition is checked in the CSC's state and in the next summaryState.
+// A failure names the state and the command, at the caller's line.
 func (h *Harness) CheckStandardStateTransitions(t testing.TB, enabledCommands []string, skip []string, override string) {
 	t.Helper()
 	h.AssertNextSummaryState(t, sal.Standby, 0)
-	CheckBadCommands(t, h.Remote, append([]string{"start", "exitControl", "setLogLevel"}, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Standby.Name(), append([]string{"start", "exitControl", "setLogLevel"}, skip...))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*DefaultTimeout)
 	defer cancel()
+	from := sal.Standby
 	step := func(cmd string, params map[string]any, want sal.State) {
 		t.Helper()
 		if _, err := h.Remote.Command(ctx, cmd, params, sal.WithTimeout(DefaultTimeout)); err != nil {
-			t.Fatalf("%s: %v", cmd, err)
+			t.Fatalf("in %s: %s (to %s): %v", from.Name(), cmd, want.Name(), err)
 		}
 		if s := h.CSC.State(); s != want {
-			t.Fatalf("after %s the CSC is %s, want %s", cmd, s.Name(), want.Name())
+			t.Fatalf("in %s: after %s the CSC is %s, want %s", from.Name(), cmd, s.Name(), want.Name())
 		}
 		h.AssertNextSummaryState(t, want, 0)
+		from = want
 	}
 	step("start", map[string]any{"configurationOverride": override}, sal.Disabled)
-	CheckBadCommands(t, h.Remote, append([]string{"enable", "standby", "setLogLevel"}, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Disabled.Name(), append([]string{"enable", "standby", "setLogLevel"}, skip...))
 	step("enable", nil, sal.Enabled)
 	good := append([]string{"disable", "setLogLevel"}, enabledCommands...)
-	CheckBadCommands(t, h.Remote, append(good, skip...)...)
+	checkBadCommands(t, h.Remote, sal.Enabled.Name(), append(good, skip...))
 	step("disable", nil, sal.Disabled)
 	step("standby", nil, sal.Standby)
 	step("exitControl", nil, sal.Offline)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -145,7 +148,7 @@ func TestChecksFail(t *testing.T) {
 	// In ENABLED, setScalars succeeds: as a "bad" command it fails the check.
 	if got := fails(t, func(tb testing.TB) {
 		saltest.CheckBadCommands(tb, h.Remote, "disable", "setLogLevel", "setArrays", "wait", "fault", "start", "standby", "exitControl", "enable")
-	}); !strings.Contains(got, "setScalars succeeded") {
+	}); !strings.Contains(got, "in ENABLED: setScalars succeeded") {
 		t.Errorf("CheckBadCommands with a good command reported %q", got)
 	}
 }
@@ -183,5 +186,105 @@ func (e *exampleTB) Fatalf(f string, args ...any) { e.Errorf(f, args...); runtim
 func (e *exampleTB) cleanup() {
 	for i := len(e.cleanups) - 1; i >= 0; i-- {
 		e.cleanups[i]()
+	}
+}
+
+// configurableCSC is a configurable Example CSC whose Configure reports
+// the gain it got.
+func configurableCSC(gains chan<- float64) sal.CSCMaker {
+	return func(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
+		return b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing(), sal.WithConfiguration(sal.Configurable{
+			Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\nrequired: [gain]\n"),
+			ConfigPkg: "ts_config_nosuch", // not used: the harness's folder wins
+			Configure: func(_ context.Context, c *sal.Configuration) error {
+				gains <- c.Values["gain"].(float64)
+				return nil
+			},
+		})}, opts...)...)
+	}
+}
+
+// TestNewCSC_ConfigDir: Options.ConfigDir and Options.Site give a CSC its
+// configuration folder and site without the environment (salobj's
+// make_csc(config_dir=...)), so tests with different folders run in
+// parallel; the site defaults to salobj's "test".
+func TestNewCSC_ConfigDir(t *testing.T) {
+	for _, tc := range []struct {
+		name, site, override string
+		want                 float64
+	}{{"default", "", "", 2}, {"summit", "summit", "", 4}, {"high.yaml", "", "high.yaml", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, set := os.LookupEnv("LSST_SITE"); set && tc.name == "default" {
+				t.Skip("LSST_SITE is set: the default site is not salobj's test")
+			}
+			dir := t.TempDir()
+			for name, text := range map[string]string{"_init.yaml": "gain: 1.0\n", "_test.yaml": "gain: 2.0\n", "_summit.yaml": "gain: 4.0\n", "high.yaml": "gain: 3.0\n"} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gains := make(chan float64, 1)
+			h := saltest.NewCSC(t, configurableCSC(gains), saltest.Options{Index: 1, ConfigDir: dir, Site: tc.site,
+				Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+			h.AssertNextSummaryState(t, sal.Standby, 0)
+			if _, err := sal.SetSummaryState(context.Background(), h.Remote, sal.Disabled, tc.override); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-gains; got != tc.want {
+				t.Errorf("gain %v, want %v", got, tc.want)
+			}
+			ap := h.AssertNextSample(t, h.Remote.MustEvent("configurationApplied"), nil, 0)
+			if ap["url"] != "file://"+dir {
+				t.Errorf("configurationApplied.url %v, want file://%s", ap["url"], dir)
+			}
+		})
+	}
+}
+
+// laxCSC is an Example CSC whose own commands succeed in any state: wrong
+// for CheckStandardStateTransitions.
+func laxCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
+	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing()}, opts...)...)
+	if err == nil {
+		csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error { return nil })
+	}
+	return csc, err
+}
+
+// TestCheckStandardStateTransitions_Reports: a failure of the check names
+// the state and the command, and is reported at the line of the test that
+// called the check (not at a line of saltest, nor in a subtest such as
+// "wait#02"). The failing test runs in a child process of the test binary.
+func TestCheckStandardStateTransitions_Reports(t *testing.T) {
+	if os.Getenv("SALTEST_CHILD") == "1" {
+		h := saltest.NewCSC(t, laxCSC, saltest.Options{Index: 1, Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+		_, _, line, _ := runtime.Caller(0)
+		fmt.Printf("CALLER LINE %d\n", line+2) // the next line but one
+		h.CheckStandardStateTransitions(t, []string{"wait"}, []string{"fault", "setArrays", "setScalars"}, "")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckStandardStateTransitions_Reports$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SALTEST_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	var line int
+	i := strings.Index(text, "CALLER LINE")
+	if i < 0 || err == nil {
+		t.Fatalf("the child test: %v\n%s", err, text)
+	}
+	if _, err := fmt.Sscanf(text[i:], "CALLER LINE %d", &line); err != nil {
+		t.Fatal(err)
+	}
+	at := fmt.Sprintf("saltest_test.go:%d: ", line)
+	for _, want := range []string{at + "in STANDBY: wait succeeded", at + "in DISABLED: wait succeeded"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the failure lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"saltest.go:", "wait#", "/wait"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the failure shows %q:\n%s", bad, text)
+		}
 	}
 }
