@@ -35,9 +35,18 @@ const (
 
 var stateNames = map[State]string{Disabled: "DISABLED", Enabled: "ENABLED", Fault: "FAULT", Offline: "OFFLINE", Standby: "STANDBY"}
 
-// String returns the Python repr the reference puts in its failure texts,
-// e.g. "<State.STANDBY: 5>".
+// String returns the state's name ("ENABLED"), or "State(N)" for a value
+// that is none; PyRepr gives the Python repr that salobj's texts quote.
 func (s State) String() string {
+	if n, ok := stateNames[s]; ok {
+		return n
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// PyRepr returns the Python repr of the state, "<State.ENABLED: 2>", as
+// the texts salobj writes on the bus quote it.
+func (s State) PyRepr() string {
 	if n, ok := stateNames[s]; ok {
 		return "<State." + n + ": " + strconv.Itoa(int(s)) + ">"
 	}
@@ -456,7 +465,7 @@ func (s *CSC) RequireEnabled(action string) error {
 		}
 		return Expectedf("%s in Fault state: errorCode=%d, errorReport=%s", what, code, pyrepr.String(report))
 	}
-	return Expectedf("%s in state=%s", what, st)
+	return Expectedf("%s in state=%s", what, st.PyRepr())
 }
 
 // Start starts the CSC as the reference's BaseCsc does, in its order: the
@@ -664,11 +673,11 @@ func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to Sta
 	defer s.unlockTr()
 	cur := s.State()
 	if !slices.Contains(from, cur) {
-		return Expectedf("%s not allowed in state %s", cmd.Name, cur)
+		return Expectedf("%s not allowed in state %s", cmd.Name, cur.PyRepr())
 	}
 	if cmd.Name == "start" && s.conf != nil {
 		if err := s.configure(ctx, cmd); err != nil {
-			s.logHook("begin_start failed; remaining in state "+cur.String(), err)
+			s.logHook("begin_start failed; remaining in state "+cur.PyRepr(), err)
 			if cur == Standby {
 				s.conf.startPoll(s) // the reference leaves it stopped until the next STANDBY
 			}
@@ -677,14 +686,14 @@ func (s *CSC) transition(ctx context.Context, cmd *Command, from []State, to Sta
 	}
 	if begin != nil {
 		if err := begin(ctx, cmd); err != nil {
-			s.logHook("begin_"+cmd.Name+" failed; remaining in state "+cur.String(), err)
+			s.logHook("begin_"+cmd.Name+" failed; remaining in state "+cur.PyRepr(), err)
 			return err
 		}
 	}
 	s.setState(to)
 	revert := func(what string, err error) error {
 		s.setState(cur)
-		s.logHook(what+" failed; reverting to state "+cur.String(), err)
+		s.logHook(what+" failed; reverting to state "+cur.PyRepr(), err)
 		return err
 	}
 	if end != nil {

@@ -112,9 +112,9 @@ func TestCSC_StandardStateTransitions(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("%s in %s: got %v, %v; want CMD_FAILED", c, state.Name(), ack, err)
 			}
-			want := fmt.Sprintf("Failed: %s not allowed in state %s", c, state)
+			want := fmt.Sprintf("Failed: %s not allowed in state %s", c, state.PyRepr())
 			if slices.Contains(enabledCmds, c) {
-				want = fmt.Sprintf("Failed: Not allowed in state=%s", state)
+				want = fmt.Sprintf("Failed: Not allowed in state=%s", state.PyRepr())
 			}
 			if ae.Ack.Code != topics.CmdFailed || ae.Ack.Error != 1 || ae.Ack.Result != want {
 				t.Errorf("%s in %s: %s error=%d %q; want CMD_FAILED error=1 %q", c, state.Name(), ae.Ack.Code, ae.Ack.Error, ae.Ack.Result, want)

@@ -55,8 +55,12 @@ func (s ScriptState) Name() string {
 	return "UNKNOWN(" + strconv.Itoa(int(s)) + ")"
 }
 
-// String returns the Python repr, e.g. "<ScriptState.DONE: 8>".
-func (s ScriptState) String() string {
+// String returns the state's name ("DONE"), as Name does.
+func (s ScriptState) String() string { return s.Name() }
+
+// PyRepr returns the Python repr, e.g. "<ScriptState.DONE: 8>", as the
+// texts salobj writes on the bus quote it.
+func (s ScriptState) PyRepr() string {
 	if s >= 0 && int(s) < len(scriptStateNames) {
 		return "<ScriptState." + scriptStateNames[s] + ": " + strconv.Itoa(int(s)) + ">"
 	}
@@ -981,7 +985,7 @@ func (s *Script) exit(cmd *Command) {
 			reason = ptr("unexpected state for _exit " + s.state.Name())
 			final = ScriptFailed
 		}
-		s.c.logger.Info("Setting final state to " + final.String())
+		s.c.logger.Info("Setting final state to " + final.PyRepr())
 		err = s.setState(final, reason, true, false)
 		s.mu.Unlock()
 	}

@@ -33,7 +33,7 @@ func TransitionCommands(from, to State) ([]string, error) {
 	}
 	i, j := slices.Index(chain, from), slices.Index(chain, to)
 	if i < 0 || j < 0 {
-		return nil, fmt.Errorf("controller: no transitions from %s to %s", from, to)
+		return nil, fmt.Errorf("controller: no transitions from %s to %s", from.PyRepr(), to.PyRepr())
 	}
 	for ; i < j; i++ {
 		cmds = append(cmds, up[i])

@@ -298,7 +298,7 @@ func runScript(ctx context.Context, spec ScriptSpec, args []string, stdout, stde
 	s.Close()
 	if err := s.Err(); err != nil {
 		if st := s.State(); st != ScriptFailed {
-			fmt.Fprintf(stderr, "RuntimeWarning: Script %s failed in cleanup with %v, but final state %s != FAILED\n", spec.Name, err, st)
+			fmt.Fprintf(stderr, "RuntimeWarning: Script %s failed in cleanup with %v, but final state %s != FAILED\n", spec.Name, err, st.PyRepr())
 		}
 		return ScriptExitFailed
 	}

@@ -166,7 +166,7 @@ func Example() {
 	rec := h.AssertNextSample(t, h.Remote.MustTelemetry("scalars"), map[string]any{"int0": 42}, 0)
 	fmt.Println("telemetry int0:", rec["int0"], "failed:", t.failed)
 	// Output:
-	// [<State.STANDBY: 5> <State.DISABLED: 1> <State.ENABLED: 2>] <nil>
+	// [STANDBY DISABLED ENABLED] <nil>
 	// setScalars: <nil>
 	// telemetry int0: 42 failed: false
 }
