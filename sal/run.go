@@ -142,7 +142,11 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 		set(res)
 	}
 	has := func(dest string) bool { return slices.Contains(res.Dests(), dest) }
-	busOpts := append([]Option{WithDefinitions(defs)}, spec.Bus...)
+	busOpts := []Option{WithDefinitions(defs)}
+	if l := processLogger(stderr); l != nil {
+		busOpts = append(busOpts, WithLogger(l)) // spec.Bus may choose another
+	}
+	busOpts = append(busOpts, spec.Bus...)
 	if res.Bool("embedded") {
 		busOpts = append(busOpts, WithEmbedded())
 	} else if err := needBroker(spec); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -338,5 +339,21 @@ func TestRunCSC_SimulationModesOnce(t *testing.T) {
 	csc.Close()
 	if _, err := spec.Maker()(b, 8, WithSimulationMode(2)); err == nil || !strings.Contains(err.Error(), "simulation_mode=2 not in valid_simulation_modes=[0, 1]") {
 		t.Errorf("spec.Maker() in simulation mode 2: %v", err)
+	}
+}
+
+// TestReplaceLevel: a CRITICAL record (a CSC's "Fault!" line) shows as
+// CRITICAL on a handler using ReplaceLevel, which RunCSC's and
+// RunScript's process log do; slog alone writes ERROR+4.
+func TestReplaceLevel(t *testing.T) {
+	var b strings.Builder
+	l := slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{ReplaceAttr: ReplaceLevel}))
+	l.Log(context.Background(), LevelCritical, "Fault! errorCode=1")
+	l.Error("plain")
+	if got := b.String(); !strings.Contains(got, "level=CRITICAL msg=\"Fault! errorCode=1\"") || !strings.Contains(got, "level=ERROR msg=plain") {
+		t.Errorf("log:\n%s\nwant level=CRITICAL for the Fault line and level=ERROR for the other", got)
+	}
+	if fmt.Sprintf("%T", slog.Default().Handler()) == "*slog.defaultHandler" && processLogger(&b) == nil {
+		t.Error("processLogger: nil under slog's own default; RunCSC would print ERROR+4")
 	}
 }

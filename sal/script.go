@@ -273,7 +273,11 @@ func runScript(ctx context.Context, spec ScriptSpec, args []string, stdout, stde
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	bus, err := Connect(ctx, spec.Bus...)
+	var busOpts []Option
+	if l := processLogger(stderr); l != nil {
+		busOpts = append(busOpts, WithLogger(l)) // spec.Bus may choose another
+	}
+	bus, err := Connect(ctx, append(busOpts, spec.Bus...)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return ScriptExitFailed
