@@ -106,7 +106,10 @@ func cmdCommander(e *env, args []string) error {
 
 	var in lineedit.Reader
 	interactive := !*plain && isTerminal(e.stdin) && isTerminal(e.stdout)
-	if interactive {
+	if tr, ok := e.stdin.(lineedit.Reader); ok {
+		// A terminal of the caller's (a test's): read as one.
+		in, interactive = tr, true
+	} else if interactive {
 		if in, err = lineedit.NewTerminal(c.NameIndex(idx)+"> ", cm.complete); err != nil {
 			return err
 		}
