@@ -5,6 +5,7 @@ package main
 // CSC commander does.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -104,12 +105,14 @@ func cmdCommander(e *env, args []string) error {
 	defer r.Close()
 	cm.remote = r
 
+	// On a terminal each line runs at once, on its own goroutine; from a
+	// pipe or a file the lines run in turn, as a script.
 	var in lineedit.Reader
-	interactive := !*plain && isTerminal(e.stdin) && isTerminal(e.stdout)
+	terminal := isTerminal(e.stdin)
 	if tr, ok := e.stdin.(lineedit.Reader); ok {
 		// A terminal of the caller's (a test's): read as one.
-		in, interactive = tr, true
-	} else if interactive {
+		in, terminal = tr, true
+	} else if terminal && !*plain && isTerminal(e.stdout) {
 		if in, err = lineedit.NewTerminal(c.NameIndex(idx)+"> ", cm.complete); err != nil {
 			return err
 		}
@@ -122,14 +125,40 @@ func cmdCommander(e *env, args []string) error {
 	}
 	defer in.Close()
 	cm.out = in.Output()
-	cm.echo = !interactive
-	fmt.Fprintf(e.stderr, "salctl commander: %s on %s: %d commands, %d events, %d telemetry topics; %s; help lists the commands\n",
-		r.Name(), busName(bus), len(r.CommandNames()), len(r.EventNames()), len(r.TelemetryNames()), cm.filterSummary())
+	cm.echo = !terminal
+	fmt.Fprintf(e.stderr, "salctl commander: %s on %s, %s; %d commands, %d events, %d telemetry topics; %s; help lists the commands\n",
+		r.Name(), busName(bus), cm.liveness(ctx), len(r.CommandNames()), len(r.EventNames()), len(r.TelemetryNames()), cm.filterSummary())
 	if err := cm.subscribe(); err != nil {
 		return err
 	}
 	defer cm.unsubscribe()
-	return cm.loop(e.ctx, in, interactive, *stop)
+	return cm.loop(e.ctx, in, terminal, *stop)
+}
+
+// heartbeatWait is how long the banner waits for a first heartbeat, and
+// heartbeatStale the age past which a CSC is said not to be running (a
+// CSC writes one a second).
+const (
+	heartbeatWait  = 2 * time.Second
+	heartbeatStale = 3 * time.Second
+)
+
+// liveness says whether the CSC is running, from its heartbeat: waits
+// up to heartbeatWait for one if none was seen yet.
+func (cm *commander) liveness(ctx context.Context) string {
+	if hb, err := cm.remote.Event("heartbeat"); err == nil {
+		wctx, cancel := context.WithTimeout(ctx, heartbeatWait)
+		hb.Await(wctx)
+		cancel()
+	}
+	age, ok := cm.remote.HeartbeatAge()
+	switch {
+	case !ok:
+		return fmt.Sprintf("no heartbeat seen in %s: is the CSC running?", heartbeatWait)
+	case age > heartbeatStale:
+		return fmt.Sprintf("newest heartbeat %s old: is the CSC running?", age.Round(time.Second))
+	}
+	return fmt.Sprintf("heartbeat seen %.1f s ago", age.Seconds())
 }
 
 func busName(bus *sal.Bus) string {
@@ -153,6 +182,7 @@ type commander struct {
 	shown   map[string]bool   // "evt_x", "tel_x": printed
 	lastTel map[string]string // telemetry: the values last printed, rounded
 	history []string
+	jobs    []*job        // the commands in flight, in the order sent
 	states  int           // summaryState samples received
 	stateCh chan struct{} // closed, and replaced, at each one
 
@@ -184,9 +214,15 @@ func (cm *commander) printf(format string, args ...any) {
 
 // subscribe prints the samples of every event and telemetry topic as they
 // arrive. What is queued already (the events' late-joiner history) is
-// printed first, in the order of the topics, so that a script's output
-// starts the same way every time.
+// printed first, in the order it was sent (private_sndStamp; the order
+// of the topics for equal stamps).
 func (cm *commander) subscribe() error {
+	type queued struct {
+		t   *salxml.Topic
+		rec map[string]any
+	}
+	var history []queued
+	var topics []*salxml.Topic
 	for _, kind := range []salxml.Kind{salxml.Event, salxml.Telemetry} {
 		for _, t := range cm.comp.TopicsOf(kind) {
 			var rd *sal.Reader
@@ -200,11 +236,24 @@ func (cm *commander) subscribe() error {
 				return err
 			}
 			for rec := rd.TryNext(); rec != nil; rec = rd.TryNext() {
-				cm.sample(t, rec)
+				history = append(history, queued{t, rec})
 			}
-			rd.SetCallback(func(rec map[string]any) { cm.sample(t, rec) })
 			cm.readers = append(cm.readers, rd)
+			topics = append(topics, t)
 		}
+	}
+	slices.SortStableFunc(history, func(a, b queued) int {
+		sa, _ := a.rec["private_sndStamp"].(float64)
+		sb, _ := b.rec["private_sndStamp"].(float64)
+		return cmp.Compare(sa, sb)
+	})
+	for _, q := range history {
+		cm.sample(q.t, q.rec)
+	}
+	// What came meanwhile is delivered first.
+	for i, rd := range cm.readers {
+		t := topics[i]
+		rd.SetCallback(func(rec map[string]any) { cm.sample(t, rec) })
 	}
 	return nil
 }
@@ -311,33 +360,106 @@ type lineResult struct {
 	err  error
 }
 
-// loop reads and runs lines until exit or the end of the input.
-func (cm *commander) loop(ctx context.Context, in lineedit.Reader, interactive, stopOnError bool) error {
-	var failed, lines int
-	for n := 1; ; n++ {
-		// One read at a time, and only when no command runs: a terminal
-		// editor draws its prompt, and takes Ctrl-C, while it reads.
-		ch := make(chan lineResult, 1)
-		go func() {
-			l, err := in.ReadLine()
-			ch <- lineResult{l, err}
-		}()
+// job is a CSC command on its way: sent, and waited for on a goroutine
+// of its own.
+type job struct {
+	n      int // the line's number
+	line   string
+	cancel context.CancelFunc
+
+	mu  sync.Mutex
+	tag string // NAME #SEQNUM once sent, NAME before
+	err error  // how it ended
+}
+
+func (j *job) name() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.tag
+}
+
+// loop reads and runs lines until exit or the end of the input. On a
+// terminal (concurrent) the next line is read while commands run, each
+// on a goroutine of its own; otherwise each line ends before the next is
+// read. loop returns only when every command it started has ended.
+func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, stopOnError bool) (err error) {
+	var failed, lines, pending int
+	jobsCtx, cancelJobs := context.WithCancel(ctx)
+	ended := make(chan *job)
+	account := func(j *job) {
+		pending--
+		if j.err != nil {
+			failed++
+		}
+	}
+	defer func() {
+		// Nothing outlives the loop: what still runs is interrupted,
+		// and waited for.
+		cancelJobs()
+		for pending > 0 {
+			account(<-ended)
+		}
+	}()
+	if concurrent {
+		defer cli.TrapInterrupt(func() {
+			if cm.interrupt() == 0 {
+				cm.printf("(exit or Ctrl-D quits)\n")
+			}
+		})()
+	}
+	reads := make(chan lineResult, 1)
+	reading, exiting := false, false
+	for n := 0; ; {
+		if exiting && pending == 0 {
+			in.Close() // ends a read in progress
+			return cm.result(failed, lines)
+		}
+		// One read at a time, and none while a script's line runs: a
+		// terminal editor draws its prompt, and takes Ctrl-C, while it
+		// reads.
+		if !reading && (concurrent || pending == 0) && !(exiting && !concurrent) {
+			reading = true
+			go func() {
+				l, err := in.ReadLine()
+				reads <- lineResult{l, err}
+			}()
+		}
 		var lr lineResult
 		select {
-		case lr = <-ch:
+		case lr = <-reads:
+			reading = false
+		case j := <-ended:
+			account(j)
+			if j.err != nil && stopOnError {
+				in.Close()
+				return fmt.Errorf("line %d failed (-e): %s", j.n, j.line)
+			}
+			continue
 		case <-ctx.Done():
 			in.Close()
 			return ctx.Err()
 		}
 		switch {
 		case errors.Is(lr.err, lineedit.ErrInterrupt):
-			cm.printf("(exit or Ctrl-D quits)\n")
+			// Ctrl-C interrupts the commands in flight, and leaves a
+			// line partly typed in the editor; with none, it clears
+			// the line.
+			if cm.interrupt() == 0 {
+				cm.printf("(exit or Ctrl-D quits)\n")
+			} else if d, ok := in.(interface{ SetDefault(string) }); ok && lr.line != "" {
+				d.SetDefault(lr.line)
+			}
 			continue
 		case errors.Is(lr.err, io.EOF):
-			return cm.result(failed, lines)
+			if pending > 0 {
+				cm.printf("end of input: waiting for %s; Ctrl-C interrupts\n", cm.inFlight())
+			}
+			exiting, concurrent = true, false // no more reads
+			continue
 		case lr.err != nil:
 			return lr.err
 		}
+		n++
 		line := strings.TrimSpace(lr.line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -349,33 +471,87 @@ func (cm *commander) loop(ctx context.Context, in lineedit.Reader, interactive, 
 		cm.history = append(cm.history, line)
 		cm.mu.Unlock()
 		lines++
-		lctx, cancel := context.WithCancel(ctx)
-		release := func() {}
-		if interactive {
-			release = cli.TrapInterrupt(cancel)
+		name, _, _ := strings.Cut(line, " ")
+		switch {
+		case name == "exit!" || (name == "exit" || name == "quit") && (exiting || pending == 0):
+			if k := cm.interrupt(); k > 0 {
+				cm.printf("leaving %d command(s) unfinished\n", k)
+			}
+			exiting = true
+			continue
+		case name == "exit" || name == "quit":
+			cm.printf("exit: waiting for %s; exit again (or exit!) leaves at once, Ctrl-C interrupts\n", cm.inFlight())
+			exiting = true
+			continue
+		case exiting:
+			cm.printf("error: exiting, waiting for %s: exit! leaves at once, Ctrl-C interrupts\n", cm.inFlight())
+			failed++
+			continue
 		}
-		quit, err := cm.run(lctx, line)
-		release()
-		interrupted := lctx.Err() != nil && ctx.Err() == nil
-		cancel()
-		if ctx.Err() != nil {
-			return ctx.Err()
+		send, err := cm.run(line)
+		if err == nil && send != nil {
+			jctx, cancel := context.WithCancel(jobsCtx)
+			j := &job{n: n, line: line, cancel: cancel, tag: send.t.Name()}
+			cm.mu.Lock()
+			cm.jobs = append(cm.jobs, j)
+			cm.mu.Unlock()
+			pending++
+			go cm.runJob(ctx, jctx, j, send, ended)
+			continue
 		}
 		if err != nil {
 			failed++
-			if interrupted {
-				cm.printf("interrupted: %v\n", err)
-			} else {
-				cm.printf("error: %v\n", err)
-			}
+			cm.printf("error: %v\n", err)
 			if stopOnError {
 				return fmt.Errorf("line %d failed (-e): %s", n, line)
 			}
 		}
-		if quit {
-			return cm.result(failed, lines)
+	}
+}
+
+// runJob sends a command and waits for it, then tells ended.
+func (cm *commander) runJob(ctx, jctx context.Context, j *job, s *sendArgs, ended chan<- *job) {
+	err := cm.send(jctx, j, s.t, s.params)
+	interrupted := jctx.Err() != nil && ctx.Err() == nil
+	j.cancel()
+	cm.mu.Lock()
+	cm.jobs = slices.DeleteFunc(cm.jobs, func(x *job) bool { return x == j })
+	cm.mu.Unlock()
+	if err != nil {
+		if interrupted {
+			cm.printf("interrupted: %s: %v\n", j.name(), err)
+		} else {
+			cm.printf("error: %s: %v\n", j.name(), err)
 		}
 	}
+	j.err = err
+	ended <- j
+}
+
+// interrupt stops waiting for the commands in flight; it returns how
+// many there were.
+func (cm *commander) interrupt() int {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	for _, j := range cm.jobs {
+		j.cancel()
+	}
+	return len(cm.jobs)
+}
+
+// inFlight names the commands in flight: "2 commands (wait #3, move #4)".
+func (cm *commander) inFlight() string {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	var names []string
+	for _, j := range cm.jobs {
+		names = append(names, j.name())
+	}
+	what := "1 command"
+	if len(names) != 1 {
+		what = fmt.Sprintf("%d commands", len(names))
+	}
+	return what + " (" + strings.Join(names, ", ") + ")"
 }
 
 func (cm *commander) result(failed, lines int) error {
@@ -391,54 +567,59 @@ var builtins = []struct{ name, args, help string }{
 	{"filter", "[+NAME|-NAME...]", "show (+) or hide (-) events and telemetry: NAME, events, telemetry, all; alone: what is shown"},
 	{"show", "NAME", "print the newest sample of an event or telemetry topic"},
 	{"history", "", "the lines run in this session"},
-	{"exit", "", "leave (also quit, or end of input); the CSC keeps running"},
+	{"exit", "", "leave (also quit, or end of input) once the commands in flight end; exit! (or exit again) leaves at once; the CSC keeps running"},
 }
 
 func isBuiltin(name string) bool {
-	return name == "quit" || slices.ContainsFunc(builtins, func(b struct{ name, args, help string }) bool { return b.name == name })
+	return name == "quit" || name == "exit!" || slices.ContainsFunc(builtins, func(b struct{ name, args, help string }) bool { return b.name == name })
 }
 
-// run runs one line.
-func (cm *commander) run(ctx context.Context, line string) (quit bool, err error) {
+// sendArgs is a CSC command to send.
+type sendArgs struct {
+	t      *salxml.Topic
+	params map[string]any
+}
+
+// run runs a shell command, or parses a CSC command and returns it, to
+// be sent.
+func (cm *commander) run(line string) (*sendArgs, error) {
 	name, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch name {
-	case "exit", "quit":
-		return true, nil
 	case "help", "filter", "show", "history":
 		words, err := splitWords(rest)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		switch name {
 		case "help":
-			return false, cm.help(words)
+			return nil, cm.help(words)
 		case "filter":
 			if err := cm.filter(words); err != nil {
-				return false, err
+				return nil, err
 			}
 			cm.printf("%s\n", cm.filterSummary())
-			return false, nil
+			return nil, nil
 		case "show":
-			return false, cm.show(words)
+			return nil, cm.show(words)
 		default:
 			cm.mu.Lock()
 			for i, h := range cm.history {
 				fmt.Fprintf(cm.out, "%5d  %s\n", i+1, h)
 			}
 			cm.mu.Unlock()
-			return false, nil
+			return nil, nil
 		}
 	}
 	t, err := cm.command(name)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	params, err := cm.params(t, rest)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return false, cm.send(ctx, t, params)
+	return &sendArgs{t, params}, nil
 }
 
 // command finds a command by name (bare, cmd_x or command_x).
@@ -536,8 +717,9 @@ func isIdent(s string) bool {
 // the summaryState it causes.
 var transitionCommands = []string{"start", "enable", "disable", "standby", "exitControl"}
 
-// send sends a command and prints each ack until the final one.
-func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[string]any) error {
+// send sends a command and prints each ack until the final one, after
+// the command's name and seqNum (j's tag).
+func (cm *commander) send(ctx context.Context, j *job, t *salxml.Topic, params map[string]any) error {
 	name := t.Name()
 	cm.mu.Lock()
 	states, stateCh := cm.states, cm.stateCh
@@ -546,24 +728,28 @@ func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[strin
 	if err != nil {
 		return fieldHints(t, err)
 	}
+	tag := fmt.Sprintf("%s #%d", name, f.SeqNum())
+	j.mu.Lock()
+	j.tag = tag
+	j.mu.Unlock()
 	for final := false; !final; {
 		ack, err := f.Next(ctx)
 		if ack != nil && (err == nil || errors.As(err, new(*sal.AckError))) {
-			cm.printf("%s: %s\n", name, cli.FormatAck(ack))
+			cm.printf("%s %s: %s\n", cm.stamp(ack.Record), tag, cli.FormatAck(ack))
 		}
 		var te *sal.TimeoutError
 		var ae *sal.AckError
 		switch {
 		case ctx.Err() != nil:
-			return fmt.Errorf("stopped waiting for %s (seqNum %d); the CSC may still finish it", name, f.SeqNum())
+			return fmt.Errorf("stopped waiting; the CSC may still finish it")
 		case errors.As(err, &ae):
-			return fmt.Errorf("%s: %s", name, ae.Ack.Code)
+			return errors.New(ae.Ack.Code.String())
 		case errors.As(err, &te):
-			return fmt.Errorf("%s: no final acknowledgement within %s (is %s running?)", name, cm.timeout, cm.name)
+			return fmt.Errorf("no final acknowledgement within %s (is %s running?)", cm.timeout, cm.name)
 		case err != nil:
 			return err
 		case ack.Code.Failed():
-			return fmt.Errorf("%s: %s", name, ack.Code)
+			return errors.New(ack.Code.String())
 		}
 		final = ack.Code.Final()
 	}
@@ -587,7 +773,7 @@ func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[strin
 			stateCh = cm.stateCh
 			cm.mu.Unlock()
 		case <-wctx.Done():
-			cm.printf("%s: no summaryState seen within %s after it completed\n", name, cm.timeout)
+			cm.printf("%s: no summaryState seen within %s after it completed\n", tag, cm.timeout)
 			return nil
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/lineedit"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -200,15 +202,23 @@ func TestCommanderScript(t *testing.T) {
 	got := out.String()
 	for _, re := range []string{
 		`(?m)^\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=5 \(STANDBY\)\n(?s:.*)^> start$`,
-		`(?m)^> start\n(?s:.*)^start: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\n(?s:.*)^\d\d:\d\d:\d\d\.\d{3} start #\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
 		`(?m)^> start\n(?s:.*)evt summaryState: summaryState=1 \(DISABLED\)\n(?s:.*)^> enable$`,
 		`(?m)^> enable\n(?s:.*)evt summaryState: summaryState=2 \(ENABLED\)\n(?s:.*)^> setScalars`,
-		`(?m)^> setScalars int0=3 string0="from the script" double0=NaN\nsetScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
-		`(?m)^> start\nstart: ack -302 \(CMD_FAILED\), error 1, result "Failed: start not allowed in state <State.ENABLED: 2>"\nerror: start: CMD_FAILED\n> exit\n$`,
+		`(?m)^> setScalars int0=3 string0="from the script" double0=NaN\n[\d:.]+ setScalars #\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\n[\d:.]+ start #(\d+): ack -302 \(CMD_FAILED\), error 1, result "Failed: start not allowed in state <State.ENABLED: 2>"\nerror: start #\d+: CMD_FAILED\n> exit\n$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(got) {
 			t.Errorf("no match for %s\n%s", re, got)
 		}
+	}
+	// The history printed at the start is in the order it was sent.
+	stamps := regexp.MustCompile(`(?m)^(\d\d:\d\d:\d\d\.\d{3}) evt `).FindAllStringSubmatch(got[:strings.Index(got, "> start")], -1)
+	if len(stamps) < 3 || !slices.IsSortedFunc(stamps, func(a, b []string) int { return strings.Compare(a[1], b[1]) }) {
+		t.Errorf("the events' history is not printed in time order\n%s", got)
+	}
+	if !strings.Contains(errs.String(), "heartbeat seen ") {
+		t.Errorf("the banner does not say when a heartbeat was seen: %s", errs.String())
 	}
 	if strings.Contains(got, "never run") || strings.Contains(got, "heartbeat") {
 		t.Errorf("the line after exit ran, or a heartbeat was printed\n%s", got)
@@ -223,5 +233,176 @@ func TestCommanderScript(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "evt ") {
 		t.Errorf("-filter -all printed events\n%s", out.String())
+	}
+}
+
+// fakeTerminal is the line editor on a terminal, for a test: each line
+// sent on typed is typed and entered, ctrlC types Ctrl-C over a partly
+// typed line. It is the commander's stdin (see cmdCommander).
+type fakeTerminal struct {
+	typed  chan typedLine
+	out    *watchBuffer
+	closed chan struct{}
+	once   sync.Once
+
+	mu      sync.Mutex
+	prefill string // what the commander put back in the editor
+}
+
+type typedLine struct {
+	line  string
+	ctrlC bool
+}
+
+func newFakeTerminal() *fakeTerminal {
+	return &fakeTerminal{typed: make(chan typedLine, 16), out: newWatchBuffer(), closed: make(chan struct{})}
+}
+
+func (f *fakeTerminal) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (f *fakeTerminal) ReadLine() (string, error) {
+	select {
+	case l := <-f.typed:
+		if l.ctrlC {
+			return l.line, lineedit.ErrInterrupt
+		}
+		return l.line, nil
+	case <-f.closed:
+		return "", io.EOF
+	}
+}
+
+func (f *fakeTerminal) SetDefault(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prefill = s
+}
+
+func (f *fakeTerminal) Output() io.Writer { return f.out }
+
+func (f *fakeTerminal) Close() error {
+	f.once.Do(func() { close(f.closed) })
+	return nil
+}
+
+func (f *fakeTerminal) typeLine(line string) { f.typed <- typedLine{line: line} }
+
+// watchBuffer is a syncBuffer that tells when it is written to.
+type watchBuffer struct {
+	syncBuffer
+	mu      sync.Mutex
+	changed chan struct{}
+}
+
+func newWatchBuffer() *watchBuffer { return &watchBuffer{changed: make(chan struct{})} }
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	w.mu.Lock()
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+	return n, err
+}
+
+// waitFor waits (30 s at most) until the output matches re.
+func (w *watchBuffer) waitFor(t *testing.T, re string) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.After(30 * time.Second)
+	for {
+		w.mu.Lock()
+		ch := w.changed
+		w.mu.Unlock()
+		if rx.MatchString(w.String()) {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("no %s in the output within 30 s:\n%s", re, w.String())
+		}
+	}
+}
+
+// startTerminalCommander runs salctl commander Example:1 on the
+// in-process bus, reading the fake terminal; the channel gets run's error.
+func startTerminalCommander(t *testing.T, args ...string) (*fakeTerminal, *watchBuffer, func() error) {
+	t.Helper()
+	t.Setenv("TS_XML_DIR", "")
+	t.Setenv("LSST_KAFKA_BROKER_ADDR", "")
+	os.Unsetenv("LSST_KAFKA_BROKER_ADDR")
+	term := newFakeTerminal()
+	errs := newWatchBuffer()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	done := make(chan struct{})
+	var runErr error
+	go func() {
+		defer close(done)
+		defer cancel()
+		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: errs}
+		runErr = run(e, append([]string{"commander", "Example:1", "-filter", "-all"}, args...))
+	}()
+	t.Cleanup(func() {
+		term.Close()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Error("the commander did not end within a minute of its terminal closing")
+		}
+	})
+	wait := func() error {
+		select {
+		case <-done:
+			return runErr
+		case <-time.After(time.Minute):
+			t.Fatalf("the commander did not end within a minute\n%s", term.out.String())
+			return nil
+		}
+	}
+	return term, errs, wait
+}
+
+// enableExample types start and enable, each after the other completed.
+func enableExample(t *testing.T, term *fakeTerminal) {
+	t.Helper()
+	term.typeLine("start")
+	term.out.waitFor(t, `(?m)start\b[^:\n]*: ack 303`)
+	term.typeLine("enable")
+	term.out.waitFor(t, `(?m)enable\b[^:\n]*: ack 303`)
+}
+
+// completions lists the commands whose final ack (CMD_COMPLETE) the
+// output has, in its order.
+func completions(out string) []string {
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^(?:[\d:.]+ )?(\w+)(?: #\d+)?: ack 303 `).FindAllStringSubmatch(out, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// TestCommanderConcurrent types, on a terminal, wait duration=3 and, once
+// it is in progress, setScalars: setScalars is sent at once and completes
+// first (issue 30).
+func TestCommanderConcurrent(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=3")
+	term.out.waitFor(t, `(?m)wait\b[^:\n]*: ack 301 \(CMD_INPROGRESS\)`)
+	term.typeLine("setScalars int0=1")
+	term.out.waitFor(t, `(?m)setScalars\b[^:\n]*: ack 303`)
+	term.out.waitFor(t, `(?m)wait\b[^:\n]*: ack 303`)
+	got := completions(term.out.String())
+	if want := []string{"start", "enable", "setScalars", "wait"}; !slices.Equal(got, want) {
+		t.Fatalf("commands completed in the order %q, want %q\n%s", got, want, term.out.String())
+	}
+	// Each ack names its command and its seqNum.
+	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} wait #\d+: ack 301 \(CMD_INPROGRESS\), error 0, result "salctl-demo: waiting", timeout 3s$`).MatchString(term.out.String()) {
+		t.Errorf("no tagged in-progress ack of wait\n%s", term.out.String())
+	}
+	term.typeLine("exit")
+	if err := wait(); err != nil {
+		t.Errorf("run: %v", err)
 	}
 }
