@@ -32,12 +32,24 @@ fields left out take their defaults. Values are parsed per field type: true or
 false, whole numbers (0x hex), numbers with NaN, Inf and -Inf, strings (quote
 them with ' or " when they hold spaces), arrays as 1,2,3 or [1,2,3], and the
 names of an enumerated field's values (mode=Tracking). A bad value is an error
-naming the field. Each acknowledgement is printed with its code's name:
-  start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+naming the field. Each acknowledgement is printed as it arrives, with its time,
+the command's name and seqNum, and its code's name:
+  12:00:01.300 start #41: ack 303 (CMD_COMPLETE), error 0, result "Done"
 and after a state transition (start, enable, disable, standby, exitControl)
-the commander waits for the CSC's summaryState event before reading on.
+the command ends when the CSC's summaryState event is seen.
 Shell commands: help [NAME], filter [+NAME|-NAME...], show NAME, history,
 exit (also quit, or end of input). Lines starting with # are comments.
+
+On a terminal each command runs as soon as it is typed, while earlier ones
+are still waited for (stopMotion during a long move, resume for a paused
+script whose run is pending), and its acks and errors are printed as they
+come, tagged NAME #SEQNUM. Ctrl-C interrupts every command in flight (stops
+waiting for it: the CSC may still finish it) and keeps what is typed on the
+line; with none in flight it clears the line and says how to quit. exit (or
+Ctrl-D) with commands in flight waits for them and says so; exit again, or
+exit!, leaves at once, interrupting them; Ctrl-C interrupts them and leaves.
+Otherwise (a pipe or a file) each line of stdin runs in turn, after the one
+before it ended, and is echoed after "> ", for scripts.
 
 Events are printed as they arrive, heartbeat excepted; telemetry is not
 printed until asked for (filter +telemetry, filter +NAME), and then only when
@@ -45,19 +57,22 @@ a value changes beyond 2 decimals (the timestamp field aside), as the CSC
 commander does:
   12:00:01.250 evt summaryState: summaryState=2 (ENABLED)
   12:00:01.300 tel status: timestamp=..., temperature=[...], mode=2 (Tracking)
-(the time is the sample's private_sndStamp, UTC). filter takes event and
-telemetry names (bare, evt_x or tel_x) and the groups events, telemetry and
-all: "filter -all +summaryState" shows only summaryState.
+(the time is the sample's private_sndStamp, UTC; the events' history at the
+start is printed in the order it was sent). filter takes event and telemetry
+names (bare, evt_x or tel_x) and the groups events, telemetry and all:
+"filter -all +summaryState" shows only summaryState.
+
+The banner (on stderr) tells whether the CSC runs, from its heartbeat:
+"heartbeat seen 0.4 s ago", or "no heartbeat seen in 2s: is the CSC running?"
+(waited for up to 2 s), or "newest heartbeat 12s old: is the CSC running?".
 
 On a terminal, lines are edited with the arrow keys, the session's lines come
 back with up and down, and Tab completes command names, field names and
-enumerated values; Ctrl-C interrupts the command waited for (the CSC may still
-finish it) or clears the line, Ctrl-D quits. Otherwise (a pipe, a file, or
--plain) each line of stdin is run in turn and echoed after "> ", for scripts.
-The exit status is 1 if any line failed (a refused command, a timeout, a bad
-value, an unknown name); with -e the commander stops at the first that fails,
-as sh -e. -timeout (> 0) bounds each command; each CMD_INPROGRESS ack extends
-it. On the in-process bus a built-in CSC answers.`
+enumerated values (-plain: no editing; Ctrl-C still interrupts the commands in
+flight). The exit status is 1 if any line failed (a refused or interrupted
+command, a timeout, a bad value, an unknown name); with -e the commander stops
+at the first that fails, as sh -e. -timeout (> 0) bounds each command; each
+CMD_INPROGRESS ack extends it. On the in-process bus a built-in CSC answers.`
 
 func cmdCommander(e *env, args []string) error {
 	fs := flags(e, "commander")
@@ -931,6 +946,8 @@ func (cm *commander) help(words []string) error {
 		tw.Flush()
 		fmt.Fprintln(w, `Fields: NAME VALUE... in field order, or NAME FIELD=VALUE...; arrays as 1,2,3 or [1,2,3];`)
 		fmt.Fprintln(w, `NaN, Inf, -Inf; enumerated values by name; "quoted strings"; fields left out take their defaults.`)
+		fmt.Fprintln(w, `On a terminal a command runs as soon as it is typed, its acks tagged NAME #SEQNUM; Ctrl-C interrupts`)
+		fmt.Fprintln(w, `the commands in flight; exit waits for them (and says so), exit! or a second exit leaves at once.`)
 		return nil
 	}
 	if len(words) > 1 {

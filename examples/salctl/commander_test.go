@@ -406,3 +406,85 @@ func TestCommanderConcurrent(t *testing.T) {
 		t.Errorf("run: %v", err)
 	}
 }
+
+func (f *fakeTerminal) ctrlC(partial string) { f.typed <- typedLine{line: partial, ctrlC: true} }
+
+func (f *fakeTerminal) defaultLine() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.prefill
+}
+
+// TestCommanderInterrupt: Ctrl-C interrupts the commands in flight only:
+// the commander reads on, the line being typed is kept, and a command
+// typed after runs; with none in flight Ctrl-C says how to quit.
+func TestCommanderInterrupt(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=60")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.ctrlC("setScalars int0=")
+	term.out.waitFor(t, `(?m)^interrupted: wait #\d+: stopped waiting; the CSC may still finish it$`)
+	if got := term.defaultLine(); got != "setScalars int0=" {
+		t.Errorf("after Ctrl-C the editor holds %q, want the line typed, setScalars int0=", got)
+	}
+	term.typeLine("setScalars int0=2")
+	term.out.waitFor(t, `(?m)setScalars #\d+: ack 303`)
+	term.ctrlC("")
+	term.out.waitFor(t, `(?m)^\(exit or Ctrl-D quits\)$`)
+	term.typeLine("exit")
+	// The interrupted command counts as a failed line.
+	if err := wait(); err == nil || err.Error() != "1 of 5 lines failed" {
+		t.Errorf("run: %v, want 1 of 5 lines failed\n%s", err, term.out.String())
+	}
+}
+
+// TestCommanderExitWaits: exit with a command in flight waits for it
+// and says so; a command typed meanwhile is refused.
+func TestCommanderExitWaits(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=1")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.typeLine("exit")
+	term.out.waitFor(t, `(?m)^exit: waiting for 1 command \(wait #\d+\); exit again \(or exit!\) leaves at once, Ctrl-C interrupts$`)
+	term.typeLine("setScalars")
+	term.out.waitFor(t, `(?m)^error: exiting, waiting for 1 command \(wait #\d+\): exit! leaves at once, Ctrl-C interrupts$`)
+	err := wait()
+	if err == nil || err.Error() != "1 of 5 lines failed" {
+		t.Errorf("run: %v, want 1 of 5 lines failed (the setScalars refused)", err)
+	}
+	if got := completions(term.out.String()); !slices.Equal(got, []string{"start", "enable", "wait"}) {
+		t.Errorf("completed %q, want the wait too\n%s", got, term.out.String())
+	}
+}
+
+// TestCommanderExitAbandons: a second exit (or exit!) leaves at once,
+// interrupting what is in flight; end of input waits as exit does.
+func TestCommanderExitAbandons(t *testing.T) {
+	for _, exits := range [][]string{{"exit", "exit"}, {"exit!"}} {
+		term, _, wait := startTerminalCommander(t)
+		enableExample(t, term)
+		term.typeLine("wait duration=60")
+		term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+		for _, l := range exits {
+			term.typeLine(l)
+		}
+		err := wait()
+		out := term.out.String()
+		if err == nil || !regexp.MustCompile(`(?m)^leaving 1 command\(s\) unfinished\n(?s:.*)^interrupted: wait #\d+: stopped waiting`).MatchString(out) {
+			t.Errorf("%q: run %v\n%s", exits, err, out)
+		}
+	}
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=1")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.Close() // Ctrl-D
+	if err := wait(); err != nil || !strings.Contains(term.out.String(), "end of input: waiting for 1 command (wait #") {
+		t.Errorf("end of input: %v\n%s", err, term.out.String())
+	}
+	if got := completions(term.out.String()); !slices.Equal(got, []string{"start", "enable", "wait"}) {
+		t.Errorf("completed %q, want the wait too", got)
+	}
+}
