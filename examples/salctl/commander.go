@@ -64,7 +64,8 @@ names (bare, evt_x or tel_x) and the groups events, telemetry and all:
 
 The banner (on stderr) tells whether the CSC runs, from its heartbeat:
 "heartbeat seen 0.4 s ago", or "no heartbeat seen in 2s: is the CSC running?"
-(waited for up to 2 s), or "newest heartbeat 12s old: is the CSC running?".
+(waited for up to 2 s; 6 s for a SAL script, which writes one every 5 s), or
+"newest heartbeat 12s old: is the CSC running?" (older than 3 intervals).
 
 On a terminal, lines are edited with the arrow keys, the session's lines come
 back with up and down, and Tab completes command names, field names and
@@ -150,27 +151,32 @@ func cmdCommander(e *env, args []string) error {
 	return cm.loop(e.ctx, in, terminal, *stop)
 }
 
-// heartbeatWait is how long the banner waits for a first heartbeat, and
-// heartbeatStale the age past which a CSC is said not to be running (a
-// CSC writes one a second).
-const (
-	heartbeatWait  = 2 * time.Second
-	heartbeatStale = 3 * time.Second
-)
+// heartbeatInterval is how often the component writes its heartbeat: a
+// CSC every second, a SAL script every 5 s (salobj's BaseScript), its
+// first one interval after it starts. The banner waits up to an interval
+// and a second for one, and calls older than 3 intervals stale.
+func heartbeatInterval(c *salxml.Component) time.Duration {
+	if c.Name == "Script" {
+		return 5 * time.Second
+	}
+	return time.Second
+}
 
 // liveness says whether the CSC is running, from its heartbeat: waits
-// up to heartbeatWait for one if none was seen yet.
+// for one if none was seen yet.
 func (cm *commander) liveness(ctx context.Context) string {
+	interval := heartbeatInterval(cm.comp)
+	wait := interval + time.Second
 	if hb, err := cm.remote.Event("heartbeat"); err == nil {
-		wctx, cancel := context.WithTimeout(ctx, heartbeatWait)
+		wctx, cancel := context.WithTimeout(ctx, wait)
 		hb.Await(wctx)
 		cancel()
 	}
 	age, ok := cm.remote.HeartbeatAge()
 	switch {
 	case !ok:
-		return fmt.Sprintf("no heartbeat seen in %s: is the CSC running?", heartbeatWait)
-	case age > heartbeatStale:
+		return fmt.Sprintf("no heartbeat seen in %s: is the CSC running?", wait)
+	case age > 3*interval:
 		return fmt.Sprintf("newest heartbeat %s old: is the CSC running?", age.Round(time.Second))
 	}
 	return fmt.Sprintf("heartbeat seen %.1f s ago", age.Seconds())

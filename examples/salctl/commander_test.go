@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"regexp"
@@ -13,6 +15,8 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/lineedit"
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -486,5 +490,100 @@ func TestCommanderExitAbandons(t *testing.T) {
 	}
 	if got := completions(term.out.String()); !slices.Equal(got, []string{"start", "enable", "wait"}) {
 		t.Errorf("completed %q, want the wait too", got)
+	}
+}
+
+// TestCommanderScriptResume: a SAL script paused at a checkpoint while
+// its run command is pending is resumed from the same commander: resume
+// is sent at once and completes, then run does (issue 30).
+func TestCommanderScriptResume(t *testing.T) {
+	dir := os.Getenv(salxml.EnvDir)
+	if dir == "" {
+		t.Skip("TS_XML_DIR is unset: the Script component is only in ts_xml")
+	}
+	defs, err := salxml.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	broker, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(defs),
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	const index = 100007
+	script, err := broker.NewScript(ctx, index, sal.ScriptSpec{
+		Name: "PauseTest",
+		Run:  func(ctx context.Context, s *sal.Script) error { return s.Checkpoint(ctx, "one") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer script.Close()
+	if err := script.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(topics.EnvBroker, strings.Join(broker.Config().Brokers, ","))
+	t.Setenv(topics.EnvRegistry, broker.Config().RegistryURL)
+	t.Setenv(topics.EnvSubname, broker.Config().Subname)
+
+	term := newFakeTerminal()
+	var errs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: &errs}
+		done <- run(e, []string{"commander", fmt.Sprintf("Script:%d", index), "-filter", "-all +state"})
+	}()
+	defer func() {
+		cancel()
+		term.Close()
+		<-done
+	}()
+	term.typeLine(`configure config="" pauseCheckpoint=one`)
+	term.out.waitFor(t, `(?m)configure #\d+: ack 303`)
+	term.typeLine("setGroupId groupId=g1")
+	term.out.waitFor(t, `(?m)setGroupId #\d+: ack 303`)
+	term.typeLine("run")
+	term.out.waitFor(t, `(?m)evt state: state=4 \(Paused\)`)
+	term.typeLine("resume")
+	term.out.waitFor(t, `(?m)resume #\d+: ack 303`)
+	term.out.waitFor(t, `(?m)run #\d+: ack 303`)
+	// The script resumes and ends only then (resume's ack and run's come
+	// together, in either order).
+	if !regexp.MustCompile(`(?m)state=4 \(Paused\)(?s:.*)state=3 \(Running\)(?s:.*)state=8 \(Done\)(?s:.*)^[\d:.]+ run #\d+: ack 303`).MatchString(term.out.String()) {
+		t.Errorf("the script did not pause, then resume and end, before run completed\n%s", term.out.String())
+	}
+	if !strings.Contains(errs.String(), "heartbeat seen ") {
+		t.Errorf("banner: %s", errs.String())
+	}
+	term.typeLine("exit")
+	if err := <-done; err != nil {
+		t.Errorf("run: %v\n%s", err, term.out.String())
+	}
+	done <- nil
+}
+
+// TestCommanderLivenessNoCSC: the banner of a commander of a CSC that is
+// not running says so (issue 30).
+func TestCommanderLivenessNoCSC(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bus, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(salxml.Embedded()),
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	r, err := bus.NewRemote(ctx, "Example", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cm := newCommander(exampleComponent(t), 5, time.Second)
+	cm.remote = r
+	if got, want := cm.liveness(ctx), "no heartbeat seen in 2s: is the CSC running?"; got != want {
+		t.Errorf("liveness %q, want %q", got, want)
 	}
 }
