@@ -403,7 +403,7 @@ func (j *job) name() string {
 // terminal (concurrent) the next line is read while commands run, each
 // on a goroutine of its own; otherwise each line ends before the next is
 // read. loop returns only when every command it started has ended.
-func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, stopOnError bool) (err error) {
+func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, stopOnError bool) error {
 	var failed, lines, pending int
 	jobsCtx, cancelJobs := context.WithCancel(ctx)
 	ended := make(chan *job)
@@ -429,7 +429,7 @@ func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, s
 		})()
 	}
 	reads := make(chan lineResult, 1)
-	reading, exiting := false, false
+	reading, exiting, more := false, false, true // more: the input may have more lines
 	for n := 0; ; {
 		if exiting && pending == 0 {
 			in.Close() // ends a read in progress
@@ -438,7 +438,7 @@ func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, s
 		// One read at a time, and none while a script's line runs: a
 		// terminal editor draws its prompt, and takes Ctrl-C, while it
 		// reads.
-		if !reading && (concurrent || pending == 0) && !(exiting && !concurrent) {
+		if !reading && more && (concurrent || pending == 0) {
 			reading = true
 			go func() {
 				l, err := in.ReadLine()
@@ -475,7 +475,7 @@ func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, s
 			if pending > 0 {
 				cm.printf("end of input: waiting for %s; Ctrl-C interrupts\n", cm.inFlight())
 			}
-			exiting, concurrent = true, false // no more reads
+			exiting, more = true, false
 			continue
 		case lr.err != nil:
 			return lr.err
