@@ -5,6 +5,7 @@ package main
 // CSC commander does.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,12 +32,24 @@ fields left out take their defaults. Values are parsed per field type: true or
 false, whole numbers (0x hex), numbers with NaN, Inf and -Inf, strings (quote
 them with ' or " when they hold spaces), arrays as 1,2,3 or [1,2,3], and the
 names of an enumerated field's values (mode=Tracking). A bad value is an error
-naming the field. Each acknowledgement is printed with its code's name:
-  start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+naming the field. Each acknowledgement is printed as it arrives, with its time,
+the command's name and seqNum, and its code's name:
+  12:00:01.300 start #41: ack 303 (CMD_COMPLETE), error 0, result "Done"
 and after a state transition (start, enable, disable, standby, exitControl)
-the commander waits for the CSC's summaryState event before reading on.
+the command ends when the CSC's summaryState event is seen.
 Shell commands: help [NAME], filter [+NAME|-NAME...], show NAME, history,
 exit (also quit, or end of input). Lines starting with # are comments.
+
+On a terminal each command runs as soon as it is typed, while earlier ones
+are still waited for (stopMotion during a long move, resume for a paused
+script whose run is pending), and its acks and errors are printed as they
+come, tagged NAME #SEQNUM. Ctrl-C interrupts every command in flight (stops
+waiting for it: the CSC may still finish it) and keeps what is typed on the
+line; with none in flight it clears the line and says how to quit. exit (or
+Ctrl-D) with commands in flight waits for them and says so; exit again, or
+exit!, leaves at once, interrupting them; Ctrl-C interrupts them and leaves.
+Otherwise (a pipe or a file) each line of stdin runs in turn, after the one
+before it ended, and is echoed after "> ", for scripts.
 
 Events are printed as they arrive, heartbeat excepted; telemetry is not
 printed until asked for (filter +telemetry, filter +NAME), and then only when
@@ -44,19 +57,23 @@ a value changes beyond 2 decimals (the timestamp field aside), as the CSC
 commander does:
   12:00:01.250 evt summaryState: summaryState=2 (ENABLED)
   12:00:01.300 tel status: timestamp=..., temperature=[...], mode=2 (Tracking)
-(the time is the sample's private_sndStamp, UTC). filter takes event and
-telemetry names (bare, evt_x or tel_x) and the groups events, telemetry and
-all: "filter -all +summaryState" shows only summaryState.
+(the time is the sample's private_sndStamp, UTC; the events' history at the
+start is printed in the order it was sent). filter takes event and telemetry
+names (bare, evt_x or tel_x) and the groups events, telemetry and all:
+"filter -all +summaryState" shows only summaryState.
+
+The banner (on stderr) tells whether the CSC runs, from its heartbeat:
+"heartbeat seen 0.4 s ago", or "no heartbeat seen in 2s: is the CSC running?"
+(waited for up to 2 s; 6 s for a SAL script, which writes one every 5 s), or
+"newest heartbeat 12s old: is the CSC running?" (older than 3 intervals).
 
 On a terminal, lines are edited with the arrow keys, the session's lines come
 back with up and down, and Tab completes command names, field names and
-enumerated values; Ctrl-C interrupts the command waited for (the CSC may still
-finish it) or clears the line, Ctrl-D quits. Otherwise (a pipe, a file, or
--plain) each line of stdin is run in turn and echoed after "> ", for scripts.
-The exit status is 1 if any line failed (a refused command, a timeout, a bad
-value, an unknown name); with -e the commander stops at the first that fails,
-as sh -e. -timeout (> 0) bounds each command; each CMD_INPROGRESS ack extends
-it. On the in-process bus a built-in CSC answers.`
+enumerated values (-plain: no editing; Ctrl-C still interrupts the commands in
+flight). The exit status is 1 if any line failed (a refused or interrupted
+command, a timeout, a bad value, an unknown name); with -e the commander stops
+at the first that fails, as sh -e. -timeout (> 0) bounds each command; each
+CMD_INPROGRESS ack extends it. On the in-process bus a built-in CSC answers.`
 
 func cmdCommander(e *env, args []string) error {
 	fs := flags(e, "commander")
@@ -104,9 +121,14 @@ func cmdCommander(e *env, args []string) error {
 	defer r.Close()
 	cm.remote = r
 
+	// On a terminal each line runs at once, on its own goroutine; from a
+	// pipe or a file the lines run in turn, as a script.
 	var in lineedit.Reader
-	interactive := !*plain && isTerminal(e.stdin) && isTerminal(e.stdout)
-	if interactive {
+	terminal := isTerminal(e.stdin)
+	if tr, ok := e.stdin.(lineedit.Reader); ok {
+		// A terminal of the caller's (a test's): read as one.
+		in, terminal = tr, true
+	} else if terminal && !*plain && isTerminal(e.stdout) {
 		if in, err = lineedit.NewTerminal(c.NameIndex(idx)+"> ", cm.complete); err != nil {
 			return err
 		}
@@ -119,14 +141,45 @@ func cmdCommander(e *env, args []string) error {
 	}
 	defer in.Close()
 	cm.out = in.Output()
-	cm.echo = !interactive
-	fmt.Fprintf(e.stderr, "salctl commander: %s on %s: %d commands, %d events, %d telemetry topics; %s; help lists the commands\n",
-		r.Name(), busName(bus), len(r.CommandNames()), len(r.EventNames()), len(r.TelemetryNames()), cm.filterSummary())
+	cm.echo = !terminal
+	fmt.Fprintf(e.stderr, "salctl commander: %s on %s, %s; %d commands, %d events, %d telemetry topics; %s; help lists the commands\n",
+		r.Name(), busName(bus), cm.liveness(ctx), len(r.CommandNames()), len(r.EventNames()), len(r.TelemetryNames()), cm.filterSummary())
 	if err := cm.subscribe(); err != nil {
 		return err
 	}
 	defer cm.unsubscribe()
-	return cm.loop(e.ctx, in, interactive, *stop)
+	return cm.loop(e.ctx, in, terminal, *stop)
+}
+
+// heartbeatInterval is how often the component writes its heartbeat: a
+// CSC every second, a SAL script every 5 s (salobj's BaseScript), its
+// first one interval after it starts. The banner waits up to an interval
+// and a second for one, and calls older than 3 intervals stale.
+func heartbeatInterval(c *salxml.Component) time.Duration {
+	if c.Name == "Script" {
+		return 5 * time.Second
+	}
+	return time.Second
+}
+
+// liveness says whether the CSC is running, from its heartbeat: waits
+// for one if none was seen yet.
+func (cm *commander) liveness(ctx context.Context) string {
+	interval := heartbeatInterval(cm.comp)
+	wait := interval + time.Second
+	if hb, err := cm.remote.Event("heartbeat"); err == nil {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		hb.Await(wctx)
+		cancel()
+	}
+	age, ok := cm.remote.HeartbeatAge()
+	switch {
+	case !ok:
+		return fmt.Sprintf("no heartbeat seen in %s: is the CSC running?", wait)
+	case age > 3*interval:
+		return fmt.Sprintf("newest heartbeat %s old: is the CSC running?", age.Round(time.Second))
+	}
+	return fmt.Sprintf("heartbeat seen %.1f s ago", age.Seconds())
 }
 
 func busName(bus *sal.Bus) string {
@@ -150,6 +203,7 @@ type commander struct {
 	shown   map[string]bool   // "evt_x", "tel_x": printed
 	lastTel map[string]string // telemetry: the values last printed, rounded
 	history []string
+	jobs    []*job        // the commands in flight, in the order sent
 	states  int           // summaryState samples received
 	stateCh chan struct{} // closed, and replaced, at each one
 
@@ -181,9 +235,15 @@ func (cm *commander) printf(format string, args ...any) {
 
 // subscribe prints the samples of every event and telemetry topic as they
 // arrive. What is queued already (the events' late-joiner history) is
-// printed first, in the order of the topics, so that a script's output
-// starts the same way every time.
+// printed first, in the order it was sent (private_sndStamp; the order
+// of the topics for equal stamps).
 func (cm *commander) subscribe() error {
+	type queued struct {
+		t   *salxml.Topic
+		rec map[string]any
+	}
+	var history []queued
+	var topics []*salxml.Topic
 	for _, kind := range []salxml.Kind{salxml.Event, salxml.Telemetry} {
 		for _, t := range cm.comp.TopicsOf(kind) {
 			var rd *sal.Reader
@@ -197,11 +257,24 @@ func (cm *commander) subscribe() error {
 				return err
 			}
 			for rec := rd.TryNext(); rec != nil; rec = rd.TryNext() {
-				cm.sample(t, rec)
+				history = append(history, queued{t, rec})
 			}
-			rd.SetCallback(func(rec map[string]any) { cm.sample(t, rec) })
 			cm.readers = append(cm.readers, rd)
+			topics = append(topics, t)
 		}
+	}
+	slices.SortStableFunc(history, func(a, b queued) int {
+		sa, _ := a.rec["private_sndStamp"].(float64)
+		sb, _ := b.rec["private_sndStamp"].(float64)
+		return cmp.Compare(sa, sb)
+	})
+	for _, q := range history {
+		cm.sample(q.t, q.rec)
+	}
+	// What came meanwhile is delivered first.
+	for i, rd := range cm.readers {
+		t := topics[i]
+		rd.SetCallback(func(rec map[string]any) { cm.sample(t, rec) })
 	}
 	return nil
 }
@@ -308,33 +381,106 @@ type lineResult struct {
 	err  error
 }
 
-// loop reads and runs lines until exit or the end of the input.
-func (cm *commander) loop(ctx context.Context, in lineedit.Reader, interactive, stopOnError bool) error {
-	var failed, lines int
-	for n := 1; ; n++ {
-		// One read at a time, and only when no command runs: a terminal
-		// editor draws its prompt, and takes Ctrl-C, while it reads.
-		ch := make(chan lineResult, 1)
-		go func() {
-			l, err := in.ReadLine()
-			ch <- lineResult{l, err}
-		}()
+// job is a CSC command on its way: sent, and waited for on a goroutine
+// of its own.
+type job struct {
+	n      int // the line's number
+	line   string
+	cancel context.CancelFunc
+
+	mu  sync.Mutex
+	tag string // NAME #SEQNUM once sent, NAME before
+	err error  // how it ended
+}
+
+func (j *job) name() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.tag
+}
+
+// loop reads and runs lines until exit or the end of the input. On a
+// terminal (concurrent) the next line is read while commands run, each
+// on a goroutine of its own; otherwise each line ends before the next is
+// read. loop returns only when every command it started has ended.
+func (cm *commander) loop(ctx context.Context, in lineedit.Reader, concurrent, stopOnError bool) error {
+	var failed, lines, pending int
+	jobsCtx, cancelJobs := context.WithCancel(ctx)
+	ended := make(chan *job)
+	account := func(j *job) {
+		pending--
+		if j.err != nil {
+			failed++
+		}
+	}
+	defer func() {
+		// Nothing outlives the loop: what still runs is interrupted,
+		// and waited for.
+		cancelJobs()
+		for pending > 0 {
+			account(<-ended)
+		}
+	}()
+	if concurrent {
+		defer cli.TrapInterrupt(func() {
+			if cm.interrupt() == 0 {
+				cm.printf("(exit or Ctrl-D quits)\n")
+			}
+		})()
+	}
+	reads := make(chan lineResult, 1)
+	reading, exiting, more := false, false, true // more: the input may have more lines
+	for n := 0; ; {
+		if exiting && pending == 0 {
+			in.Close() // ends a read in progress
+			return cm.result(failed, lines)
+		}
+		// One read at a time, and none while a script's line runs: a
+		// terminal editor draws its prompt, and takes Ctrl-C, while it
+		// reads.
+		if !reading && more && (concurrent || pending == 0) {
+			reading = true
+			go func() {
+				l, err := in.ReadLine()
+				reads <- lineResult{l, err}
+			}()
+		}
 		var lr lineResult
 		select {
-		case lr = <-ch:
+		case lr = <-reads:
+			reading = false
+		case j := <-ended:
+			account(j)
+			if j.err != nil && stopOnError {
+				in.Close()
+				return fmt.Errorf("line %d failed (-e): %s", j.n, j.line)
+			}
+			continue
 		case <-ctx.Done():
 			in.Close()
 			return ctx.Err()
 		}
 		switch {
 		case errors.Is(lr.err, lineedit.ErrInterrupt):
-			cm.printf("(exit or Ctrl-D quits)\n")
+			// Ctrl-C interrupts the commands in flight, and leaves a
+			// line partly typed in the editor; with none, it clears
+			// the line.
+			if cm.interrupt() == 0 {
+				cm.printf("(exit or Ctrl-D quits)\n")
+			} else if d, ok := in.(interface{ SetDefault(string) }); ok && lr.line != "" {
+				d.SetDefault(lr.line)
+			}
 			continue
 		case errors.Is(lr.err, io.EOF):
-			return cm.result(failed, lines)
+			if pending > 0 {
+				cm.printf("end of input: waiting for %s; Ctrl-C interrupts\n", cm.inFlight())
+			}
+			exiting, more = true, false
+			continue
 		case lr.err != nil:
 			return lr.err
 		}
+		n++
 		line := strings.TrimSpace(lr.line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -346,33 +492,87 @@ func (cm *commander) loop(ctx context.Context, in lineedit.Reader, interactive, 
 		cm.history = append(cm.history, line)
 		cm.mu.Unlock()
 		lines++
-		lctx, cancel := context.WithCancel(ctx)
-		release := func() {}
-		if interactive {
-			release = cli.TrapInterrupt(cancel)
+		name, _, _ := strings.Cut(line, " ")
+		switch {
+		case name == "exit!" || (name == "exit" || name == "quit") && (exiting || pending == 0):
+			if k := cm.interrupt(); k > 0 {
+				cm.printf("leaving %d command(s) unfinished\n", k)
+			}
+			exiting = true
+			continue
+		case name == "exit" || name == "quit":
+			cm.printf("exit: waiting for %s; exit again (or exit!) leaves at once, Ctrl-C interrupts\n", cm.inFlight())
+			exiting = true
+			continue
+		case exiting:
+			cm.printf("error: exiting, waiting for %s: exit! leaves at once, Ctrl-C interrupts\n", cm.inFlight())
+			failed++
+			continue
 		}
-		quit, err := cm.run(lctx, line)
-		release()
-		interrupted := lctx.Err() != nil && ctx.Err() == nil
-		cancel()
-		if ctx.Err() != nil {
-			return ctx.Err()
+		send, err := cm.run(line)
+		if err == nil && send != nil {
+			jctx, cancel := context.WithCancel(jobsCtx)
+			j := &job{n: n, line: line, cancel: cancel, tag: send.t.Name()}
+			cm.mu.Lock()
+			cm.jobs = append(cm.jobs, j)
+			cm.mu.Unlock()
+			pending++
+			go cm.runJob(ctx, jctx, j, send, ended)
+			continue
 		}
 		if err != nil {
 			failed++
-			if interrupted {
-				cm.printf("interrupted: %v\n", err)
-			} else {
-				cm.printf("error: %v\n", err)
-			}
+			cm.printf("error: %v\n", err)
 			if stopOnError {
 				return fmt.Errorf("line %d failed (-e): %s", n, line)
 			}
 		}
-		if quit {
-			return cm.result(failed, lines)
+	}
+}
+
+// runJob sends a command and waits for it, then tells ended.
+func (cm *commander) runJob(ctx, jctx context.Context, j *job, s *sendArgs, ended chan<- *job) {
+	err := cm.send(jctx, j, s.t, s.params)
+	interrupted := jctx.Err() != nil && ctx.Err() == nil
+	j.cancel()
+	cm.mu.Lock()
+	cm.jobs = slices.DeleteFunc(cm.jobs, func(x *job) bool { return x == j })
+	cm.mu.Unlock()
+	if err != nil {
+		if interrupted {
+			cm.printf("interrupted: %s: %v\n", j.name(), err)
+		} else {
+			cm.printf("error: %s: %v\n", j.name(), err)
 		}
 	}
+	j.err = err
+	ended <- j
+}
+
+// interrupt stops waiting for the commands in flight; it returns how
+// many there were.
+func (cm *commander) interrupt() int {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	for _, j := range cm.jobs {
+		j.cancel()
+	}
+	return len(cm.jobs)
+}
+
+// inFlight names the commands in flight: "2 commands (wait #3, move #4)".
+func (cm *commander) inFlight() string {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	var names []string
+	for _, j := range cm.jobs {
+		names = append(names, j.name())
+	}
+	what := "1 command"
+	if len(names) != 1 {
+		what = fmt.Sprintf("%d commands", len(names))
+	}
+	return what + " (" + strings.Join(names, ", ") + ")"
 }
 
 func (cm *commander) result(failed, lines int) error {
@@ -388,54 +588,59 @@ var builtins = []struct{ name, args, help string }{
 	{"filter", "[+NAME|-NAME...]", "show (+) or hide (-) events and telemetry: NAME, events, telemetry, all; alone: what is shown"},
 	{"show", "NAME", "print the newest sample of an event or telemetry topic"},
 	{"history", "", "the lines run in this session"},
-	{"exit", "", "leave (also quit, or end of input); the CSC keeps running"},
+	{"exit", "", "leave (also quit, or end of input) once the commands in flight end; exit! (or exit again) leaves at once; the CSC keeps running"},
 }
 
 func isBuiltin(name string) bool {
-	return name == "quit" || slices.ContainsFunc(builtins, func(b struct{ name, args, help string }) bool { return b.name == name })
+	return name == "quit" || name == "exit!" || slices.ContainsFunc(builtins, func(b struct{ name, args, help string }) bool { return b.name == name })
 }
 
-// run runs one line.
-func (cm *commander) run(ctx context.Context, line string) (quit bool, err error) {
+// sendArgs is a CSC command to send.
+type sendArgs struct {
+	t      *salxml.Topic
+	params map[string]any
+}
+
+// run runs a shell command, or parses a CSC command and returns it, to
+// be sent.
+func (cm *commander) run(line string) (*sendArgs, error) {
 	name, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	switch name {
-	case "exit", "quit":
-		return true, nil
 	case "help", "filter", "show", "history":
 		words, err := splitWords(rest)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		switch name {
 		case "help":
-			return false, cm.help(words)
+			return nil, cm.help(words)
 		case "filter":
 			if err := cm.filter(words); err != nil {
-				return false, err
+				return nil, err
 			}
 			cm.printf("%s\n", cm.filterSummary())
-			return false, nil
+			return nil, nil
 		case "show":
-			return false, cm.show(words)
+			return nil, cm.show(words)
 		default:
 			cm.mu.Lock()
 			for i, h := range cm.history {
 				fmt.Fprintf(cm.out, "%5d  %s\n", i+1, h)
 			}
 			cm.mu.Unlock()
-			return false, nil
+			return nil, nil
 		}
 	}
 	t, err := cm.command(name)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	params, err := cm.params(t, rest)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	return false, cm.send(ctx, t, params)
+	return &sendArgs{t, params}, nil
 }
 
 // command finds a command by name (bare, cmd_x or command_x).
@@ -533,8 +738,9 @@ func isIdent(s string) bool {
 // the summaryState it causes.
 var transitionCommands = []string{"start", "enable", "disable", "standby", "exitControl"}
 
-// send sends a command and prints each ack until the final one.
-func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[string]any) error {
+// send sends a command and prints each ack until the final one, after
+// the command's name and seqNum (j's tag).
+func (cm *commander) send(ctx context.Context, j *job, t *salxml.Topic, params map[string]any) error {
 	name := t.Name()
 	cm.mu.Lock()
 	states, stateCh := cm.states, cm.stateCh
@@ -543,24 +749,28 @@ func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[strin
 	if err != nil {
 		return fieldHints(t, err)
 	}
+	tag := fmt.Sprintf("%s #%d", name, f.SeqNum())
+	j.mu.Lock()
+	j.tag = tag
+	j.mu.Unlock()
 	for final := false; !final; {
 		ack, err := f.Next(ctx)
 		if ack != nil && (err == nil || errors.As(err, new(*sal.AckError))) {
-			cm.printf("%s: %s\n", name, cli.FormatAck(ack))
+			cm.printf("%s %s: %s\n", cm.stamp(ack.Record), tag, cli.FormatAck(ack))
 		}
 		var te *sal.TimeoutError
 		var ae *sal.AckError
 		switch {
 		case ctx.Err() != nil:
-			return fmt.Errorf("stopped waiting for %s (seqNum %d); the CSC may still finish it", name, f.SeqNum())
+			return fmt.Errorf("stopped waiting; the CSC may still finish it")
 		case errors.As(err, &ae):
-			return fmt.Errorf("%s: %s", name, ae.Ack.Code)
+			return errors.New(ae.Ack.Code.String())
 		case errors.As(err, &te):
-			return fmt.Errorf("%s: no final acknowledgement within %s (is %s running?)", name, cm.timeout, cm.name)
+			return fmt.Errorf("no final acknowledgement within %s (is %s running?)", cm.timeout, cm.name)
 		case err != nil:
 			return err
 		case ack.Code.Failed():
-			return fmt.Errorf("%s: %s", name, ack.Code)
+			return errors.New(ack.Code.String())
 		}
 		final = ack.Code.Final()
 	}
@@ -584,7 +794,7 @@ func (cm *commander) send(ctx context.Context, t *salxml.Topic, params map[strin
 			stateCh = cm.stateCh
 			cm.mu.Unlock()
 		case <-wctx.Done():
-			cm.printf("%s: no summaryState seen within %s after it completed\n", name, cm.timeout)
+			cm.printf("%s: no summaryState seen within %s after it completed\n", tag, cm.timeout)
 			return nil
 		}
 	}
@@ -742,6 +952,8 @@ func (cm *commander) help(words []string) error {
 		tw.Flush()
 		fmt.Fprintln(w, `Fields: NAME VALUE... in field order, or NAME FIELD=VALUE...; arrays as 1,2,3 or [1,2,3];`)
 		fmt.Fprintln(w, `NaN, Inf, -Inf; enumerated values by name; "quoted strings"; fields left out take their defaults.`)
+		fmt.Fprintln(w, `On a terminal a command runs as soon as it is typed, its acks tagged NAME #SEQNUM; Ctrl-C interrupts`)
+		fmt.Fprintln(w, `the commands in flight; exit waits for them (and says so), exit! or a second exit leaves at once.`)
 		return nil
 	}
 	if len(words) > 1 {

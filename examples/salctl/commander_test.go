@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"math"
 	"os"
 	"regexp"
@@ -11,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/examples/internal/lineedit"
+	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -200,15 +206,23 @@ func TestCommanderScript(t *testing.T) {
 	got := out.String()
 	for _, re := range []string{
 		`(?m)^\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=5 \(STANDBY\)\n(?s:.*)^> start$`,
-		`(?m)^> start\n(?s:.*)^start: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\n(?s:.*)^\d\d:\d\d:\d\d\.\d{3} start #\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
 		`(?m)^> start\n(?s:.*)evt summaryState: summaryState=1 \(DISABLED\)\n(?s:.*)^> enable$`,
 		`(?m)^> enable\n(?s:.*)evt summaryState: summaryState=2 \(ENABLED\)\n(?s:.*)^> setScalars`,
-		`(?m)^> setScalars int0=3 string0="from the script" double0=NaN\nsetScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
-		`(?m)^> start\nstart: ack -302 \(CMD_FAILED\), error 1, result "Failed: start not allowed in state <State.ENABLED: 2>"\nerror: start: CMD_FAILED\n> exit\n$`,
+		`(?m)^> setScalars int0=3 string0="from the script" double0=NaN\n[\d:.]+ setScalars #\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> start\n[\d:.]+ start #(\d+): ack -302 \(CMD_FAILED\), error 1, result "Failed: start not allowed in state <State.ENABLED: 2>"\nerror: start #\d+: CMD_FAILED\n> exit\n$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(got) {
 			t.Errorf("no match for %s\n%s", re, got)
 		}
+	}
+	// The history printed at the start is in the order it was sent.
+	stamps := regexp.MustCompile(`(?m)^(\d\d:\d\d:\d\d\.\d{3}) evt `).FindAllStringSubmatch(got[:strings.Index(got, "> start")], -1)
+	if len(stamps) < 3 || !slices.IsSortedFunc(stamps, func(a, b []string) int { return strings.Compare(a[1], b[1]) }) {
+		t.Errorf("the events' history is not printed in time order\n%s", got)
+	}
+	if !strings.Contains(errs.String(), "heartbeat seen ") {
+		t.Errorf("the banner does not say when a heartbeat was seen: %s", errs.String())
 	}
 	if strings.Contains(got, "never run") || strings.Contains(got, "heartbeat") {
 		t.Errorf("the line after exit ran, or a heartbeat was printed\n%s", got)
@@ -223,5 +237,354 @@ func TestCommanderScript(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "evt ") {
 		t.Errorf("-filter -all printed events\n%s", out.String())
+	}
+}
+
+// fakeTerminal is the line editor on a terminal, for a test: each line
+// sent on typed is typed and entered, ctrlC types Ctrl-C over a partly
+// typed line. It is the commander's stdin (see cmdCommander).
+type fakeTerminal struct {
+	typed  chan typedLine
+	out    *watchBuffer
+	closed chan struct{}
+	once   sync.Once
+
+	mu      sync.Mutex
+	prefill string // what the commander put back in the editor
+}
+
+type typedLine struct {
+	line  string
+	ctrlC bool
+}
+
+func newFakeTerminal() *fakeTerminal {
+	return &fakeTerminal{typed: make(chan typedLine, 16), out: newWatchBuffer(), closed: make(chan struct{})}
+}
+
+func (f *fakeTerminal) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (f *fakeTerminal) ReadLine() (string, error) {
+	select {
+	case l := <-f.typed:
+		if l.ctrlC {
+			return l.line, lineedit.ErrInterrupt
+		}
+		return l.line, nil
+	case <-f.closed:
+		return "", io.EOF
+	}
+}
+
+func (f *fakeTerminal) SetDefault(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.prefill = s
+}
+
+func (f *fakeTerminal) Output() io.Writer { return f.out }
+
+func (f *fakeTerminal) Close() error {
+	f.once.Do(func() { close(f.closed) })
+	return nil
+}
+
+func (f *fakeTerminal) typeLine(line string) { f.typed <- typedLine{line: line} }
+
+// watchBuffer is a syncBuffer that tells when it is written to.
+type watchBuffer struct {
+	syncBuffer
+	mu      sync.Mutex
+	changed chan struct{}
+}
+
+func newWatchBuffer() *watchBuffer { return &watchBuffer{changed: make(chan struct{})} }
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	w.mu.Lock()
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+	return n, err
+}
+
+// waitFor waits (30 s at most) until the output matches re.
+func (w *watchBuffer) waitFor(t *testing.T, re string) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.After(30 * time.Second)
+	for {
+		w.mu.Lock()
+		ch := w.changed
+		w.mu.Unlock()
+		if rx.MatchString(w.String()) {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			t.Fatalf("no %s in the output within 30 s:\n%s", re, w.String())
+		}
+	}
+}
+
+// startTerminalCommander runs salctl commander Example:1 on the
+// in-process bus, reading the fake terminal; the channel gets run's error.
+func startTerminalCommander(t *testing.T, args ...string) (*fakeTerminal, *watchBuffer, func() error) {
+	t.Helper()
+	t.Setenv("TS_XML_DIR", "")
+	t.Setenv("LSST_KAFKA_BROKER_ADDR", "")
+	os.Unsetenv("LSST_KAFKA_BROKER_ADDR")
+	term := newFakeTerminal()
+	errs := newWatchBuffer()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	done := make(chan struct{})
+	var runErr error
+	go func() {
+		defer close(done)
+		defer cancel()
+		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: errs}
+		runErr = run(e, append([]string{"commander", "Example:1", "-filter", "-all"}, args...))
+	}()
+	t.Cleanup(func() {
+		term.Close()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Error("the commander did not end within a minute of its terminal closing")
+		}
+	})
+	wait := func() error {
+		select {
+		case <-done:
+			return runErr
+		case <-time.After(time.Minute):
+			t.Fatalf("the commander did not end within a minute\n%s", term.out.String())
+			return nil
+		}
+	}
+	return term, errs, wait
+}
+
+// enableExample types start and enable, each after the other completed.
+func enableExample(t *testing.T, term *fakeTerminal) {
+	t.Helper()
+	term.typeLine("start")
+	term.out.waitFor(t, `(?m)start\b[^:\n]*: ack 303`)
+	term.typeLine("enable")
+	term.out.waitFor(t, `(?m)enable\b[^:\n]*: ack 303`)
+}
+
+// completions lists the commands whose final ack (CMD_COMPLETE) the
+// output has, in its order.
+func completions(out string) []string {
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^(?:[\d:.]+ )?(\w+)(?: #\d+)?: ack 303 `).FindAllStringSubmatch(out, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// TestCommanderConcurrent types, on a terminal, wait duration=3 and, once
+// it is in progress, setScalars: setScalars is sent at once and completes
+// first (issue 30).
+func TestCommanderConcurrent(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=3")
+	term.out.waitFor(t, `(?m)wait\b[^:\n]*: ack 301 \(CMD_INPROGRESS\)`)
+	term.typeLine("setScalars int0=1")
+	term.out.waitFor(t, `(?m)setScalars\b[^:\n]*: ack 303`)
+	term.out.waitFor(t, `(?m)wait\b[^:\n]*: ack 303`)
+	got := completions(term.out.String())
+	if want := []string{"start", "enable", "setScalars", "wait"}; !slices.Equal(got, want) {
+		t.Fatalf("commands completed in the order %q, want %q\n%s", got, want, term.out.String())
+	}
+	// Each ack names its command and its seqNum.
+	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} wait #\d+: ack 301 \(CMD_INPROGRESS\), error 0, result "salctl-demo: waiting", timeout 3s$`).MatchString(term.out.String()) {
+		t.Errorf("no tagged in-progress ack of wait\n%s", term.out.String())
+	}
+	term.typeLine("exit")
+	if err := wait(); err != nil {
+		t.Errorf("run: %v", err)
+	}
+}
+
+func (f *fakeTerminal) ctrlC(partial string) { f.typed <- typedLine{line: partial, ctrlC: true} }
+
+func (f *fakeTerminal) defaultLine() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.prefill
+}
+
+// TestCommanderInterrupt: Ctrl-C interrupts the commands in flight only:
+// the commander reads on, the line being typed is kept, and a command
+// typed after runs; with none in flight Ctrl-C says how to quit.
+func TestCommanderInterrupt(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=60")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.ctrlC("setScalars int0=")
+	term.out.waitFor(t, `(?m)^interrupted: wait #\d+: stopped waiting; the CSC may still finish it$`)
+	if got := term.defaultLine(); got != "setScalars int0=" {
+		t.Errorf("after Ctrl-C the editor holds %q, want the line typed, setScalars int0=", got)
+	}
+	term.typeLine("setScalars int0=2")
+	term.out.waitFor(t, `(?m)setScalars #\d+: ack 303`)
+	term.ctrlC("")
+	term.out.waitFor(t, `(?m)^\(exit or Ctrl-D quits\)$`)
+	term.typeLine("exit")
+	// The interrupted command counts as a failed line.
+	if err := wait(); err == nil || err.Error() != "1 of 5 lines failed" {
+		t.Errorf("run: %v, want 1 of 5 lines failed\n%s", err, term.out.String())
+	}
+}
+
+// TestCommanderExitWaits: exit with a command in flight waits for it
+// and says so; a command typed meanwhile is refused.
+func TestCommanderExitWaits(t *testing.T) {
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=1")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.typeLine("exit")
+	term.out.waitFor(t, `(?m)^exit: waiting for 1 command \(wait #\d+\); exit again \(or exit!\) leaves at once, Ctrl-C interrupts$`)
+	term.typeLine("setScalars")
+	term.out.waitFor(t, `(?m)^error: exiting, waiting for 1 command \(wait #\d+\): exit! leaves at once, Ctrl-C interrupts$`)
+	err := wait()
+	if err == nil || err.Error() != "1 of 5 lines failed" {
+		t.Errorf("run: %v, want 1 of 5 lines failed (the setScalars refused)", err)
+	}
+	if got := completions(term.out.String()); !slices.Equal(got, []string{"start", "enable", "wait"}) {
+		t.Errorf("completed %q, want the wait too\n%s", got, term.out.String())
+	}
+}
+
+// TestCommanderExitAbandons: a second exit (or exit!) leaves at once,
+// interrupting what is in flight; end of input waits as exit does.
+func TestCommanderExitAbandons(t *testing.T) {
+	for _, exits := range [][]string{{"exit", "exit"}, {"exit!"}} {
+		term, _, wait := startTerminalCommander(t)
+		enableExample(t, term)
+		term.typeLine("wait duration=60")
+		term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+		for _, l := range exits {
+			term.typeLine(l)
+		}
+		err := wait()
+		out := term.out.String()
+		if err == nil || !regexp.MustCompile(`(?m)^leaving 1 command\(s\) unfinished\n(?s:.*)^interrupted: wait #\d+: stopped waiting`).MatchString(out) {
+			t.Errorf("%q: run %v\n%s", exits, err, out)
+		}
+	}
+	term, _, wait := startTerminalCommander(t)
+	enableExample(t, term)
+	term.typeLine("wait duration=1")
+	term.out.waitFor(t, `(?m)wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
+	term.Close() // Ctrl-D
+	if err := wait(); err != nil || !strings.Contains(term.out.String(), "end of input: waiting for 1 command (wait #") {
+		t.Errorf("end of input: %v\n%s", err, term.out.String())
+	}
+	if got := completions(term.out.String()); !slices.Equal(got, []string{"start", "enable", "wait"}) {
+		t.Errorf("completed %q, want the wait too", got)
+	}
+}
+
+// TestCommanderScriptResume: a SAL script paused at a checkpoint while
+// its run command is pending is resumed from the same commander: resume
+// is sent at once and completes, then run does (issue 30).
+func TestCommanderScriptResume(t *testing.T) {
+	dir := os.Getenv(salxml.EnvDir)
+	if dir == "" {
+		t.Skip("TS_XML_DIR is unset: the Script component is only in ts_xml")
+	}
+	defs, err := salxml.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	broker, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(defs),
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	const index = 100007
+	script, err := broker.NewScript(ctx, index, sal.ScriptSpec{
+		Name: "PauseTest",
+		Run:  func(ctx context.Context, s *sal.Script) error { return s.Checkpoint(ctx, "one") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer script.Close()
+	if err := script.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(topics.EnvBroker, strings.Join(broker.Config().Brokers, ","))
+	t.Setenv(topics.EnvRegistry, broker.Config().RegistryURL)
+	t.Setenv(topics.EnvSubname, broker.Config().Subname)
+
+	term := newFakeTerminal()
+	var errs syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: &errs}
+		done <- run(e, []string{"commander", fmt.Sprintf("Script:%d", index), "-filter", "-all +state"})
+	}()
+	defer func() {
+		cancel()
+		term.Close()
+		<-done
+	}()
+	term.typeLine(`configure config="" pauseCheckpoint=one`)
+	term.out.waitFor(t, `(?m)configure #\d+: ack 303`)
+	term.typeLine("setGroupId groupId=g1")
+	term.out.waitFor(t, `(?m)setGroupId #\d+: ack 303`)
+	term.typeLine("run")
+	term.out.waitFor(t, `(?m)evt state: state=4 \(Paused\)`)
+	term.typeLine("resume")
+	term.out.waitFor(t, `(?m)resume #\d+: ack 303`)
+	term.out.waitFor(t, `(?m)run #\d+: ack 303`)
+	// The script resumes (Running after Paused) and run ends only then
+	// (resume's ack and run's come together, in either order; the state
+	// DONE and run's ack too).
+	if !regexp.MustCompile(`(?m)state=4 \(Paused\)(?s:.*)state=3 \(Running\)(?s:.*)^[\d:.]+ run #\d+: ack 303`).MatchString(term.out.String()) {
+		t.Errorf("the script did not pause, then resume, before run completed\n%s", term.out.String())
+	}
+	if !strings.Contains(errs.String(), "heartbeat seen ") {
+		t.Errorf("banner: %s", errs.String())
+	}
+	term.typeLine("exit")
+	if err := <-done; err != nil {
+		t.Errorf("run: %v\n%s", err, term.out.String())
+	}
+	done <- nil
+}
+
+// TestCommanderLivenessNoCSC: the banner of a commander of a CSC that is
+// not running says so (issue 30).
+func TestCommanderLivenessNoCSC(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bus, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(salxml.Embedded()),
+		sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	r, err := bus.NewRemote(ctx, "Example", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cm := newCommander(exampleComponent(t), 5, time.Second)
+	cm.remote = r
+	if got, want := cm.liveness(ctx), "no heartbeat seen in 2s: is the CSC running?"; got != want {
+		t.Errorf("liveness %q, want %q", got, want)
 	}
 }

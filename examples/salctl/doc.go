@@ -34,7 +34,9 @@
 // enumerates (examples/internal/cli.Enums).
 //
 // The commander reads lines with editing and tab completion on a terminal
-// (examples/internal/lineedit), plain lines from a pipe for scripts.
+// (examples/internal/lineedit), where each command runs as soon as it is
+// typed, on a goroutine of its own, its acks tagged with its name and
+// seqNum; it reads plain lines from a pipe, run in turn, for scripts.
 //
 // With no LSST_KAFKA_BROKER_ADDR, verbs that only make sense with another
 // process on the bus (echo, hz, bw, top, list, command, commander, state,

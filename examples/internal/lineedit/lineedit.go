@@ -12,7 +12,8 @@ import (
 )
 
 // ErrInterrupt is returned by ReadLine when Ctrl-C was typed at the
-// prompt; the line typed so far is discarded.
+// prompt, with the line typed so far (which the editor clears; a caller
+// that wants it kept gives it to SetDefault).
 var ErrInterrupt = errors.New("lineedit: interrupted")
 
 // Completer returns the candidates for the word being typed: line is the
@@ -24,7 +25,8 @@ type Completer func(line string) []string
 // Reader reads lines, one command each.
 type Reader interface {
 	// ReadLine returns the next line without its end; io.EOF at the end
-	// of the input (Ctrl-D on an empty line), ErrInterrupt for Ctrl-C.
+	// of the input (Ctrl-D on an empty line), ErrInterrupt for Ctrl-C
+	// (with the line typed so far).
 	ReadLine() (string, error)
 	// Output is where to write while a line may be being edited: a
 	// terminal editor clears the prompt, writes, and draws it again.
@@ -63,14 +65,35 @@ type terminal struct {
 	rl    *readline.Instance
 	stdin io.Closer
 	once  sync.Once
+
+	mu   sync.Mutex
+	next string // the text the next ReadLine starts with
 }
 
 func (t *terminal) ReadLine() (string, error) {
-	line, err := t.rl.Readline()
+	t.mu.Lock()
+	next := t.next
+	t.next = ""
+	t.mu.Unlock()
+	var line string
+	var err error
+	if next != "" {
+		line, err = t.rl.ReadlineWithDefault(next)
+	} else {
+		line, err = t.rl.Readline()
+	}
 	if errors.Is(err, readline.ErrInterrupt) {
-		return "", ErrInterrupt
+		return line, ErrInterrupt
 	}
 	return line, err
+}
+
+// SetDefault makes the next ReadLine start with s typed, as the line
+// Ctrl-C cleared: the terminal's Reader has it; the plain one does not.
+func (t *terminal) SetDefault(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.next = s
 }
 
 func (t *terminal) Output() io.Writer { return t.rl.Stdout() }
