@@ -109,3 +109,18 @@ func ExampleRemote_recycle() {
 	// sum of float0: 5
 	// sum of float0: 10
 }
+
+// A record's fields hold their canonical Go types; Get says which when
+// asked for another.
+func ExampleGet() {
+	rec := map[string]any{"state": uint8(8)} // a Script's state event
+	fmt.Println(rec["state"] == int32(8))     // false: a SAL byte is a uint8
+	_, err := sal.Get[int32](rec, "state")
+	fmt.Println(err)
+	state, _ := sal.Get[uint8](rec, "state")
+	fmt.Println(state)
+	// Output:
+	// false
+	// sal: field "state" holds a uint8 (8), not a int32: sal: field holds another type
+	// 8
+}

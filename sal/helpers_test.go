@@ -52,3 +52,19 @@ func TestSetSummaryState(t *testing.T) {
 		t.Errorf("a refused enable: %v, %v, state %s", states, err, csc2.State().Name())
 	}
 }
+
+// TestGet: Get returns a field as its canonical type, and otherwise an
+// error naming the field and both types.
+func TestGet(t *testing.T) {
+	rec := map[string]any{"state": uint8(8), "reason": "done"}
+	if v, err := sal.Get[uint8](rec, "state"); err != nil || v != 8 {
+		t.Errorf("sal.Get[uint8] state: %v, %v; want 8", v, err)
+	}
+	_, err := sal.Get[int32](rec, "state")
+	if !errors.Is(err, sal.ErrFieldType) || err.Error() != `sal: field "state" holds a uint8 (8), not a int32: sal: field holds another type` {
+		t.Errorf("sal.Get[int32] of a uint8: %v", err)
+	}
+	if _, err := sal.Get[string](rec, "nope"); !errors.Is(err, sal.ErrNoField) || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("Get of a missing field: %v", err)
+	}
+}

@@ -131,6 +131,9 @@ var (
 	ErrCallbackSet = bus.ErrCallbackSet
 	// ErrWrongComponent is returned for a topic of another component.
 	ErrWrongComponent = bus.ErrWrongComponent
+	// ErrWrongIndex: a record given to a writer (or a command's parameters)
+	// holds a salIndex other than the writer's SAL index.
+	ErrWrongIndex = bus.ErrWrongIndex
 	// ErrConfig is matched by every configuration error.
 	ErrConfig = bus.ErrConfig
 )

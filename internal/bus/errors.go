@@ -18,6 +18,9 @@ var (
 	ErrCallbackSet = errors.New("topics: a callback is set on this reader")
 	// ErrWrongComponent is returned for a topic of another component.
 	ErrWrongComponent = errors.New("topics: topic belongs to another component")
+	// ErrWrongIndex: a record given to a writer holds a salIndex other
+	// than the writer's SAL index (the writer stamps its own).
+	ErrWrongIndex = errors.New("topics: salIndex is not the writer's")
 )
 
 // LogInterval is how often at most a repeated problem of one kind is

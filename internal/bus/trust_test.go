@@ -13,6 +13,7 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -304,5 +305,46 @@ func TestWriter_EndedCtxRefused(t *testing.T) {
 	}
 	if s := r.Stats(); s.Lost != 0 {
 		t.Errorf("reader counted %d lost", s.Lost)
+	}
+}
+
+// TestWriter_GivenStampsChecked: a record that holds a value for a field
+// the writer stamps is refused when that value could not be the field's
+// (a string for private_seqNum, a number for private_identity) or is a
+// salIndex other than the writer's, with an error naming the field; a
+// value of the right kind, or a salIndex of 0 (the default) or the
+// writer's own, is stamped over without a word. They used to be
+// overwritten in silence, whatever they were.
+func TestWriter_GivenStampsChecked(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	_, w := startWriter(t, d, comp, 1, comp.Event("scalars"))
+	for _, c := range []struct {
+		field string
+		value any
+		want  error // nil: written
+		text  string
+	}{
+		{"private_seqNum", "x", validate.ErrType, "field private_seqNum: validate: wrong type: string x given for a int32 field that the writer stamps"},
+		{"private_sndStamp", "now", validate.ErrType, "field private_sndStamp"},
+		{"private_identity", 7, validate.ErrType, "field private_identity"},
+		{"private_origin", 1.5, validate.ErrType, "field private_origin"},
+		{"salIndex", int32(2), bus.ErrWrongIndex, "field salIndex: topics: salIndex is not the writer's: 2 given, the writer's index is 1"},
+		{"salIndex", "1", validate.ErrType, "field salIndex"},
+		{"salIndex", int32(0), nil, ""},
+		{"salIndex", 1, nil, ""},
+		{"salIndex", 1.0, nil, ""},
+		{"private_seqNum", 12, nil, ""},
+		{"private_sndStamp", 3, nil, ""},
+		{"private_identity", "someone@else", nil, ""},
+	} {
+		_, err := w.Write(ctx, map[string]any{"int0": int32(1), c.field: c.value})
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s=%#v: %v, want it written", c.field, c.value, err)
+		case c.want != nil && (!errors.Is(err, c.want) || !strings.Contains(fmt.Sprint(err), c.text)):
+			t.Errorf("%s=%#v: %v, want an error matching %v and saying %q", c.field, c.value, err, c.want, c.text)
+		}
 	}
 }

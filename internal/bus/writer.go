@@ -214,12 +214,29 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	// rec does not hold them already (a map written again, as most
 	// writers do with theirs): looking a key up costs a fraction of
 	// storing it.
-	stampSame(rec, w.vals, w.at.rcv, "private_rcvStamp", boxZero)
-	stampSame(rec, w.vals, w.at.rev, "private_revCode", w.boxRev)
-	stampSame(rec, w.vals, w.at.identity, "private_identity", w.in.boxIdentity)
-	stampSame(rec, w.vals, w.at.origin, "private_origin", w.in.boxOrigin)
+	//
+	// A value the caller gave for a stamped field is checked first: one
+	// of the wrong type, or a salIndex other than the writer's, is an
+	// error naming the field (rec may then hold some stamps already).
+	if err := w.stampSame(rec, w.at.rcv, "private_rcvStamp", boxZero); err != nil {
+		return err
+	}
+	if err := w.stampSame(rec, w.at.rev, "private_revCode", w.boxRev); err != nil {
+		return err
+	}
+	if err := w.stampSame(rec, w.at.identity, "private_identity", w.in.boxIdentity); err != nil {
+		return err
+	}
+	if err := w.stampSame(rec, w.at.origin, "private_origin", w.in.boxOrigin); err != nil {
+		return err
+	}
 	if w.hasIdx {
-		stampSame(rec, w.vals, w.at.index, "salIndex", w.boxIdx)
+		if err := w.stampSame(rec, w.at.index, "salIndex", w.boxIdx); err != nil {
+			return err
+		}
+	}
+	if err := w.given(rec); err != nil {
+		return err
 	}
 	// Stamp under the lock that orders sequence numbers and sends: stamped
 	// outside it, concurrent writes could go out with a newer
@@ -276,14 +293,121 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 var boxZero any = 0.0
 
 // stampSame stores v under k unless rec holds that very value already,
-// and as vals[i] if i >= 0.
-func stampSame(rec map[string]any, vals []any, i int, k string, v any) {
+// and as w.vals[i] if i >= 0. A value rec holds that differs is checked
+// (see stampedValue) before it is replaced.
+func (w *Writer) stampSame(rec map[string]any, i int, k string, v any) error {
 	if old, ok := rec[k]; !ok || !codec.Same(old, v) {
+		if ok {
+			if err := w.stampedValue(k, old, v); err != nil {
+				return err
+			}
+		}
 		rec[k] = v
 	}
 	if i >= 0 {
-		vals[i] = v
+		w.vals[i] = v
 	}
+	return nil
+}
+
+// given checks the values rec holds for the stamps written anew every
+// time (time stamps, sequence number), which stamp then replaces: a value
+// of the canonical type (as a map written again holds) passes at the
+// cost of a look-up and a type switch.
+func (w *Writer) given(rec map[string]any) error {
+	for _, f := range [...]struct {
+		k    string
+		want any
+	}{{"private_sndStamp", 0.0}, {"private_kafkaStamp", 0.0}, {"private_efdStamp", 0.0}, {"private_seqNum", int32(0)}} {
+		old, ok := rec[f.k]
+		if !ok {
+			continue
+		}
+		switch old.(type) {
+		case float64:
+			if _, isF := f.want.(float64); isF {
+				continue
+			}
+		case int32:
+			if _, isI := f.want.(int32); isI {
+				continue
+			}
+		}
+		if err := w.stampedValue(f.k, old, f.want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stampedValue checks a value given for a field the writer stamps with
+// stamp: it must be of a type that can hold the field (any number for a
+// time stamp, an integer for an integer, a string for a string), and a
+// salIndex must be the writer's index. The writer's stamp replaces it
+// anyway; a value that could not be the field's is a mistake worth
+// reporting, not overwriting in silence. A salIndex of 0 is the field's
+// default (a record from Writer.New), stamped without a word.
+func (w *Writer) stampedValue(k string, got, stamp any) error {
+	var ok bool
+	switch stamp.(type) {
+	case float64:
+		ok = isNumber(got)
+	case int32:
+		var n int64
+		n, ok = integer(got)
+		if ok && k == "salIndex" && n != 0 && n != int64(stamp.(int32)) { // 0: the default (Writer.New), not a choice
+			return fmt.Errorf("topics: write %s: field salIndex: %w: %v given, the writer's index is %d", w.topic, ErrWrongIndex, got, stamp)
+		}
+	case string:
+		_, ok = got.(string)
+	default:
+		ok = true
+	}
+	if !ok {
+		return fmt.Errorf("topics: write %s: field %s: %w: %T %v given for a %T field that the writer stamps", w.topic, k, validate.ErrType, got, got, stamp)
+	}
+	return nil
+}
+
+// isNumber reports whether v is a Go number.
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
+		return true
+	}
+	return false
+}
+
+// integer returns v as an int64 if it is an integer, or a float that
+// holds one (as JSON decodes numbers).
+func integer(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case uint8:
+		return int64(x), true
+	case uint16:
+		return int64(x), true
+	case uint32:
+		return int64(x), true
+	case uint:
+		return int64(x), x <= math.MaxInt64
+	case uint64:
+		return int64(x), x <= math.MaxInt64
+	case float64:
+		return int64(x), x == math.Trunc(x) && math.Abs(x) < 1<<53
+	case float32:
+		return int64(x), float64(x) == math.Trunc(float64(x)) && math.Abs(float64(x)) < 1<<24
+	}
+	return 0, false
 }
 
 // stamp stores v under k, and as vals[i] if i >= 0.
