@@ -114,7 +114,7 @@ func ExampleRemote_recycle() {
 // asked for another.
 func ExampleGet() {
 	rec := map[string]any{"state": uint8(8)} // a Script's state event
-	fmt.Println(rec["state"] == int32(8))     // false: a SAL byte is a uint8
+	fmt.Println(rec["state"] == int32(8))    // false: a SAL byte is a uint8
 	_, err := sal.Get[int32](rec, "state")
 	fmt.Println(err)
 	state, _ := sal.Get[uint8](rec, "state")
