@@ -2,6 +2,7 @@ package sal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -213,10 +214,13 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	go func() { started <- csc.Start(context.Background()) }()
 	select {
 	case err := <-started:
-		if err != nil && sig.Err() == nil {
+		if err != nil && sig.Err() == nil && !errors.Is(err, ErrClosed) {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+		// Start cut short by a close (an exitControl that came while it
+		// ran, which ends the CSC as any exitControl does) waits below
+		// for the end of the close, as a CSC that started does.
 		select {
 		case <-csc.Done():
 			if err := csc.Err(); err != nil {

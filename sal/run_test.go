@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -355,5 +356,44 @@ func TestReplaceLevel(t *testing.T) {
 	}
 	if fmt.Sprintf("%T", slog.Default().Handler()) == "*slog.defaultHandler" && processLogger(&b) == nil {
 		t.Error("processLogger: nil under slog's own default; RunCSC would print ERROR+4")
+	}
+}
+
+// TestRunCSC_ExitControlDuringStart: an exitControl that arrives while
+// Start is still under way (STANDBY is on the bus, Start has more to do)
+// ends the program with exit status 0, as any exitControl does: Start's
+// "closed" error is the CSC ending by itself, not a failure. It exited 1
+// printing "controller: start Example:5: sal: closed" (seen in CI).
+func TestRunCSC_ExitControlDuringStart(t *testing.T) {
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := b.NewRemote(ctx, "Example", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var first atomic.Bool
+	make := func(bb *Bus, index int, o ...CSCOption) (*CSC, error) {
+		return makeExample(bb, index, append(o, WithHooks(Hooks{SummaryState: func(hctx context.Context, s State) error {
+			if first.CompareAndSwap(false, true) {
+				// Still in Start: exitControl comes now, and this hook
+				// (Start's last step but the report) ends as the CSC
+				// closes.
+				go r.Command(ctx, "exitControl", nil)
+				<-hctx.Done()
+			}
+			return nil
+		}}))...)
+	}
+	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: make, Bus: opts}
+	res := run(ctx, spec, "5")
+	if res.code != 0 || res.stdout != "" {
+		t.Errorf("exitControl during Start: exit %d, stdout %q, stderr %q; want 0", res.code, res.stdout, res.stderr)
 	}
 }
