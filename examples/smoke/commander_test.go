@@ -27,12 +27,12 @@ func TestSalctlCommanderScript(t *testing.T) {
 	for _, re := range []string{
 		// The late-joiner history first, then each line echoed and its acks.
 		`(?m)^\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=5 \(STANDBY\)\n(?s:.*)^> start$`,
-		`(?m)^> start\n(?s:.*)^start: ack 303 \(CMD_COMPLETE\), error 0, result "Done"\n(?s:.*)^> enable$`,
+		`(?m)^> start\n(?s:.*)^\d\d:\d\d:\d\d\.\d{3} start #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"\n(?s:.*)^> enable$`,
 		`(?m)^> start\n(?s:.*)^\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=1 \(DISABLED\)\n(?s:.*)^> enable$`,
-		`(?m)^> enable\n(?s:.*)^enable: ack 303 \(CMD_COMPLETE\), error 0, result "Done"\n(?s:.*)^> setScalars`,
+		`(?m)^> enable\n(?s:.*)^\d\d:\d\d:\d\d\.\d{3} enable #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"\n(?s:.*)^> setScalars`,
 		`(?m)^> enable\n(?s:.*)evt summaryState: summaryState=2 \(ENABLED\)\n(?s:.*)^> setScalars`,
-		`(?m)^> setScalars int0=3 string0="from smoke" double0=NaN\nsetScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
-		`(?m)^> setScalars true 200 -7\nsetScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> setScalars int0=3 string0="from smoke" double0=NaN\n\d\d:\d\d:\d\d\.\d{3} setScalars #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
+		`(?m)^> setScalars true 200 -7\n\d\d:\d\d:\d\d\.\d{3} setScalars #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done"$`,
 		`(?m)^> show summaryState\n\d\d:\d\d:\d\d\.\d{3} evt summaryState: summaryState=2 \(ENABLED\)\n> exit\n\z`,
 	} {
 		if !regexp.MustCompile(re).MatchString(r.stdout) {
@@ -46,12 +46,12 @@ func TestSalctlCommanderScript(t *testing.T) {
 	// A failing line makes the exit status 1 at the end.
 	r = runIn(t, env, "enable\nsetScalars byte0=256\nstart\n", "salctl", "commander", "Example:1", "-filter", "-all")
 	for _, want := range []string{
-		"> enable\nenable: ack -302 (CMD_FAILED), error 1, result \"Failed: enable not allowed in state <State.STANDBY: 5>\"\nerror: enable: CMD_FAILED\n",
-		"> setScalars byte0=256\nerror: field byte0: \"256\" is not a byte (a whole number from 0 to 255)\n",
-		"> start\nstart: ack 303 (CMD_COMPLETE)",
+		`(?m)^> enable\n\d\d:\d\d:\d\d\.\d{3} enable #-?\d+: ack -302 \(CMD_FAILED\), error 1, result "Failed: enable not allowed in state <State.STANDBY: 5>"\nerror: enable #-?\d+: CMD_FAILED\n`,
+		`(?m)^> setScalars byte0=256\nerror: field byte0: "256" is not a byte \(a whole number from 0 to 255\)\n`,
+		`(?m)^> start\n\d\d:\d\d:\d\d\.\d{3} start #-?\d+: ack 303 \(CMD_COMPLETE\)`,
 	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("commander with failures: no %q\n%s", want, r)
+		if !regexp.MustCompile(want).MatchString(r.stdout) {
+			t.Errorf("commander with failures: no match for %s\n%s", want, r)
 		}
 	}
 	if r.code != 1 || !strings.Contains(r.stderr, "salctl: 2 of 3 lines failed") || strings.Contains(r.stdout, " evt ") {
@@ -122,7 +122,7 @@ func TestSalctlCommanderTmux(t *testing.T) {
 	tmux(t, sock, "send-keys", "-t", "smoke", "r", "Tab")
 	waitScreen("start completed", regexp.MustCompile(`(?m)^Example:1> start *$`))
 	tmux(t, sock, "send-keys", "-t", "smoke", "Enter")
-	s := waitScreen("start's ack", regexp.MustCompile(`(?m)^start: ack 303 \(CMD_COMPLETE\), error 0, result "Done" *$`))
+	s := waitScreen("start's ack", regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} start #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done" *$`))
 	if !regexp.MustCompile(`(?m)evt summaryState: summaryState=1 \(DISABLED\) *$`).MatchString(s) {
 		waitScreen("summaryState DISABLED", regexp.MustCompile(`(?m)evt summaryState: summaryState=1 \(DISABLED\) *$`))
 	}
@@ -130,7 +130,7 @@ func TestSalctlCommanderTmux(t *testing.T) {
 	tmux(t, sock, "send-keys", "-t", "smoke", "setSc", "Tab", "int", "Tab")
 	waitScreen("int0= completed", regexp.MustCompile(`(?m)^Example:1> setScalars int0= *$`))
 	tmux(t, sock, "send-keys", "-t", "smoke", "42", "Enter")
-	waitScreen("setScalars' ack", regexp.MustCompile(`(?m)^setScalars: ack 303 \(CMD_COMPLETE\), error 0, result "Done" *$`))
+	waitScreen("setScalars' ack", regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} setScalars #-?\d+: ack 303 \(CMD_COMPLETE\), error 0, result "Done" *$`))
 	// Ctrl-D on an empty line quits, with exit status 0.
 	tmux(t, sock, "send-keys", "-t", "smoke", "C-d")
 	s = waitScreen("the end", regexp.MustCompile(`(?m)^salctl exited with status \d+ *$`))
