@@ -209,6 +209,8 @@ type CSC struct {
 	hbMu   sync.Mutex
 	hbStop chan struct{} // nil while no heartbeat runs
 	bg     sync.WaitGroup
+
+	loops []*loop // Loop; fixed once Start is called
 }
 
 // genericCommands are the commands a CSC handles itself.
@@ -633,11 +635,17 @@ func (s *CSC) report(ctx context.Context) error {
 	// by a signal) may well be on the bus, and readers may have read it
 	// before the producer hears of it.
 	s.reported.Store(true)
+	if st != Enabled {
+		s.syncLoops(ctx, st) // stopped before the state is written
+	}
 	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(st)}, false); err != nil {
 		s.wroteOffline.Store(false) // not known to be on the bus
 		return err
 	}
 	s.wroteOffline.Store(st == Offline)
+	if st == Enabled {
+		s.syncLoops(ctx, st) // started once the state is written
+	}
 	if st != Fault {
 		if err := s.write(ctx, "errorCode", map[string]any{"errorCode": int32(0), "errorReport": "", "traceback": ""}, false); err != nil {
 			return err
@@ -923,6 +931,7 @@ func (s *CSC) close(err error, offline func(), fromStart bool) {
 	if s.conf != nil {
 		s.conf.stopPoll()
 	}
+	s.syncLoops(context.Background(), Offline) // stopped, waited for
 	if hook := s.cfg.Hooks.Close; hook != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CloseTimeout)
 		if herr := s.callClose(ctx, hook); herr != nil {
