@@ -347,6 +347,18 @@ func parseState(s string) (sal.State, error) {
 	return 0, cli.Usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
 }
 
+const stateHelp = `Each summaryState is printed with the CSC's liveness, from its heartbeat
+(the age of a summaryState says nothing: CSCs write it rarely, and a killed
+one leaves its last state on the bus):
+  Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; alive (heartbeat 0.4 s ago)
+  Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; NOT RUNNING (no heartbeat within 3s; ...)
+A CSC is alive when it writes a heartbeat within 3 s (three heartbeat
+intervals) of salctl starting to read; one read from history does not count.
+-json adds "alive" and "heartbeat_age_s" (null when none was seen). The exit
+status is 3 when a CSC shown is not running (with TARGET: before any command
+is sent), 1 when no summaryState comes within -timeout (which must be > 0)
+or a transition fails.`
+
 func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)
 	return sal.State(v)
@@ -396,6 +408,9 @@ func cmdState(e *env, args []string) error {
 		defer csc.Close()
 	}
 	opts := []sal.RemoteOption{sal.WithInclude("summaryState")}
+	if c.Event("heartbeat") != nil {
+		opts = []sal.RemoteOption{sal.WithInclude("summaryState", "heartbeat")}
+	}
 	if target == 0 {
 		opts = append(opts, sal.WithReadOnly())
 	}
@@ -405,46 +420,87 @@ func cmdState(e *env, args []string) error {
 	}
 	defer r.Close()
 	ev := r.MustEvent("summaryState")
+	var lv *liveness
 	show := func(rec map[string]any) {
 		st := stateOf(rec)
 		snd, _ := rec["private_sndStamp"].(float64)
 		who := r.Name()
+		si := int32(idx)
 		if i, ok := rec["salIndex"].(int32); ok && c.Indexed {
-			who = c.NameIndex(int(i))
+			who, si = c.NameIndex(int(i)), i
 		}
+		lv.refresh()
 		if *asJSON {
-			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd)
+			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f,%s}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd, lv.jsonFields(si))
 			return
 		}
-		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"])
+		live := ""
+		if d := lv.describe(si); d != "" {
+			live = "; " + d
+		}
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v%s\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"], live)
 	}
 
 	// History: the newest summaryState per SAL index, queued first.
 	var current map[string]any
+	var shown []map[string]any
 	for range int(ev.Stats().Historical) {
 		rec := ev.TryNext()
 		if rec == nil {
 			break
 		}
-		if target == 0 {
-			show(rec)
-		}
+		shown = append(shown, rec)
 		current = rec
 	}
+	// Liveness: a heartbeat of each instance shown (of the one asked for
+	// when none was), written after the Remote started.
+	var want []int32
+	if !c.Indexed || idx != 0 {
+		want = []int32{int32(idx)}
+	} else {
+		for _, rec := range shown {
+			want = append(want, salIndexOf(rec))
+		}
+	}
+	lv = awaitHeartbeats(ctx, r, c, want)
 	if current == nil {
+		if lv.hasHeartbeat && len(lv.live) == 0 {
+			if _, seen := lv.newest[int32(idx)]; !seen || c.Indexed && idx == 0 {
+				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat seen within %s: no CSC is running on this bus", r.Name(), heartbeatBound)}
+			}
+			return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + "; no summaryState seen"}
+		}
 		wctx, wcancel := context.WithTimeout(ctx, *timeout)
 		rec, err := ev.Next(wctx)
 		wcancel()
 		if err != nil {
 			return fmt.Errorf("no summaryState from %s within %s: is the CSC running on this bus?", r.Name(), *timeout)
 		}
-		if target == 0 {
-			show(rec)
-		}
+		shown = append(shown, rec)
 		current = rec
 	}
+	var dead []string
+	for _, rec := range shown {
+		si := int32(idx)
+		if c.Indexed {
+			si = salIndexOf(rec)
+		}
+		if !lv.alive(si) {
+			dead = append(dead, c.NameIndex(int(si)))
+		}
+	}
 	if target == 0 {
+		for _, rec := range shown {
+			show(rec)
+		}
+		if len(dead) > 0 {
+			return cli.NotRunningError{Msg: fmt.Sprintf("not running (no heartbeat within %s): %s", heartbeatBound, strings.Join(dead, ", "))}
+		}
 		return nil
+	}
+	if len(dead) > 0 {
+		show(current)
+		return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + ": not commanding it"}
 	}
 
 	from := stateOf(current)

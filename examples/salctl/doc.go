@@ -20,8 +20,9 @@
 //
 // `salctl help VERB` and `salctl VERB -h` print the same help; `salctl
 // --version` the version. Every verb exits 0 on success, 1 on a failure or
-// timeout, 2 on a usage mistake, 130 when interrupted by SIGINT and 143 by
-// SIGTERM (examples/internal/cli.Main).
+// timeout, 2 on a usage mistake, 3 when the CSC addressed is not running
+// (no heartbeat within 3 s: state, command), 130 when interrupted by SIGINT
+// and 143 by SIGTERM (examples/internal/cli.Main).
 //
 // Definitions come from TS_XML_DIR, or the SDK's embedded Example
 // component. echo, hz, bw and list need no definitions at all, top only the

@@ -49,7 +49,7 @@ func init() {
 		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", "", cmdTop},
 		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
 		{"commander", "COMPONENT[:INDEX]", "an interactive shell that commands a CSC and prints its events, as ts_salobj's CSC commander", commanderHelp, cmdCommander},
-		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", "-timeout must be > 0.", cmdState},
+		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state and liveness, or drive the CSC to TARGET through the allowed transitions", stateHelp, cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", historyHelp, cmdHistory},
 		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cscHelp, cmdCSC},
 		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", checkSchemaHelp, cmdCheckSchema},
@@ -71,8 +71,15 @@ func usage(w io.Writer) {
 		fmt.Fprintf(tw, "  %s %s\t%s\n", v.name, v.args, v.help)
 	}
 	tw.Flush()
-	fmt.Fprint(w, "\n"+generalHelp+"\n"+cli.ExitStatusHelp)
+	fmt.Fprint(w, "\n"+generalHelp+"\n"+exitStatusHelp)
 }
+
+// exitStatusHelp is cli.ExitStatusHelp with salctl's status 3.
+const exitStatusHelp = `Exit status: 0 success; 1 failure or timeout; 2 usage error; 3 the CSC
+addressed is not running (no heartbeat within 3 s: state, command); 130
+interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM. A second signal
+ends the program at once.
+`
 
 const historyHelp = `Events: the SDK's late-joiner history, as a Remote sees it. Telemetry and
 commands (which ts_salobj reads no history of): the topic read back with Tap.
@@ -167,7 +174,7 @@ func verbUsage(w io.Writer, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-	fmt.Fprint(w, "\n"+cli.ExitStatusHelp)
+	fmt.Fprint(w, "\n"+exitStatusHelp)
 }
 
 func capitalize(s string) string {

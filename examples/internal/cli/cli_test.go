@@ -30,6 +30,7 @@ func TestStatus(t *testing.T) {
 		{cli.Usagef("bad %s", "flag"), nil, 2, "p: bad flag\nrun 'p -h' for usage\n"},
 		{fmt.Errorf("wrapped: %w", cli.UsageError{Msg: "x"}), nil, 2, "p: wrapped: x\nrun 'p -h' for usage\n"},
 		{errors.New("broken"), nil, 1, "p: broken\n"},
+		{fmt.Errorf("X: %w", cli.NotRunningError{Msg: "not running"}), nil, 3, "p: X: not running\n"},
 		{context.Canceled, os.Interrupt, 130, "p: interrupted\n"},
 		{nil, os.Interrupt, 130, "p: interrupted\n"},
 		{errors.New("half done"), syscall.SIGTERM, 143, "p: half done\np: terminated\n"},
