@@ -149,8 +149,13 @@ const commandHelp = `JSON is an object of the command's fields, e.g. '{"int0": 3
 infinities as "NaN", "Infinity", "-Infinity"); the fields left out take their
 defaults. Each acknowledgement is printed as it comes, with its code's name:
   Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+The command is sent only to a running CSC: one that writes a heartbeat within
+3 s (three heartbeat intervals) of the Remote starting; else salctl command
+fails at once with exit status 3, unless -wait is given, which sends it
+anyway (with a warning) and waits for its acks.
 The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
-ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it).`
+ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it),
+3 for a CSC that is not running.`
 
 // readsLittle makes a Remote that reads only summaryState and heartbeat
 // (so that it can say when no CSC is running), or, for a component
@@ -181,6 +186,7 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed to start the Remote, then for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	wait := fs.Bool("wait", false, "send the command even if no heartbeat of the CSC is seen within 3 s, and wait for its acks")
 	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
 	if err != nil {
 		return err
@@ -229,6 +235,12 @@ func cmdCommand(e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
+	if lv := awaitHeartbeats(ctx, r, c, []int32{int32(idx)}); !lv.alive(int32(idx)) {
+		if !*wait {
+			return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + " (-wait sends the command anyway)"}
+		}
+		fmt.Fprintf(e.stderr, "salctl command: warning: %s; sending %s anyway (-wait)\n", lv.why(r.Name(), int32(idx)), name)
+	}
 	f, err := r.StartCommand(ctx, name, params, sal.WithTimeout(*timeout))
 	if err != nil {
 		return fieldHints(c.Command(name), err)

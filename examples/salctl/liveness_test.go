@@ -80,3 +80,21 @@ func TestState_KilledCSC(t *testing.T) {
 		t.Errorf("salctl state on a live CSC: exit %d, stdout:\n%s\nstderr:\n%s\nwant ENABLED, alive and exit 0", liveStatus, liveOut, liveErr)
 	}
 }
+
+// TestCommand_NotRunning: salctl command to a CSC whose heartbeat is not
+// seen fails at once with exit status 3 and a plain message naming the CSC
+// and -wait, rather than waiting for its -timeout; no raw slog line on
+// stderr.
+func TestCommand_NotRunning(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sharedBus(t, ctx, "cmdnocsc")
+	out, errText, status, err := runSalctl(ctx, "command", "Example:9", "setScalars", "-timeout", "20s")
+	const want = "Example:9 is not running: no heartbeat within 3s, none in history (-wait sends the command anyway)"
+	if status != cli.StatusNotRunning || err == nil || err.Error() != want {
+		t.Errorf("salctl command to no CSC: exit %d, error %v\nwant exit %d, error %q\nstdout:\n%s\nstderr:\n%s", status, err, cli.StatusNotRunning, want, out, errText)
+	}
+	if strings.Contains(errText, "level=") {
+		t.Errorf("a raw slog line on stderr:\n%s", errText)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -311,7 +312,9 @@ func parseInstance(defs *salxml.Definitions, s string) (*salxml.Component, int, 
 // in-process one; peer says what this verb does about the in-process case
 // ("" when it needs nobody else).
 func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer string, opts ...sal.Option) (*sal.Bus, error) {
-	bus, err := cli.Connect(e.ctx, defs, cli.Logger(e.stderr, verbose), opts...)
+	// The SDK's warnings as salctl prints its other messages.
+	log := slog.New(cli.PlainHandler(e.stderr, "salctl "+verb, verbose))
+	bus, err := cli.Connect(e.ctx, defs, log, opts...)
 	if err != nil {
 		return nil, err
 	}

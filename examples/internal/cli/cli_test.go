@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"regexp"
@@ -222,5 +223,20 @@ func TestEnumValues(t *testing.T) {
 		if !slices.Contains([]int32{0, 2, 4, 5}, v) {
 			t.Errorf("arrays.int0 element %d not of its enumeration", v)
 		}
+	}
+}
+
+// TestPlainHandler: the SDK's log records as plain lines of the program's,
+// with no time or level= key.
+func TestPlainHandler(t *testing.T) {
+	var b strings.Builder
+	log := slog.New(cli.PlainHandler(&b, "salctl command", false)).With("remote", "Example:3")
+	log.Info("not shown")
+	log.Warn("remote: no heartbeat", "seqNum", 7)
+	log.WithGroup("g").Error("broken", "k", "v")
+	want := "salctl command: warning: remote: no heartbeat (remote=Example:3, seqNum=7)\n" +
+		"salctl command: error: broken (remote=Example:3, g.k=v)\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
