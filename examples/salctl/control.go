@@ -145,9 +145,11 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
-const commandHelp = `JSON is an object of the command's fields, e.g. '{"int0": 3}' (NaN and
-infinities as "NaN", "Infinity", "-Infinity"); the fields left out take their
-defaults. Each acknowledgement is printed as it comes, with its code's name:
+const commandHelp = `The command's fields are given as a JSON object, e.g. '{"int0": 3}'
+(NaN and infinities as "NaN", "Infinity", "-Infinity"), or as words, as the
+commander takes them: positional values in the order of the fields, then
+FIELD=VALUE pairs (int0=3 double0=1.5 'string0=a b'; enumerated fields by
+name, arrays comma separated). The fields left out take their defaults. Each acknowledgement is printed as it comes, with its code's name:
   Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
 The command is sent only to a running CSC: one that writes a heartbeat within
 3 s (three heartbeat intervals) of the Remote starting; else salctl command
@@ -187,7 +189,7 @@ func cmdCommand(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	wait := fs.Bool("wait", false, "send the command even if no heartbeat of the CSC is seen within 3 s, and wait for its acks")
-	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
+	pos, defs, err := parseArgs(e, fs, args, 2, -1, "COMPONENT[:INDEX] NAME [JSON | VALUE... FIELD=VALUE...]")
 	if err != nil {
 		return err
 	}
@@ -210,11 +212,16 @@ func cmdCommand(e *env, args []string) error {
 		return cli.Usagef("%s has no command %q; its commands: %s", c.Name, name, strings.Join(names, ", "))
 	}
 	params := map[string]any{}
-	if len(pos) == 3 {
+	switch {
+	case len(pos) == 3 && strings.HasPrefix(strings.TrimSpace(pos[2]), "{"):
 		if params, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
 		cli.JSONFloats(c.Command(name), params)
+	case len(pos) > 2:
+		if params, err = cli.FieldArgs(c.Command(name), cli.NewEnums(c), pos[2:]); err != nil {
+			return err
+		}
 	}
 	bus, err := connect(e, "command", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(idx)))
 	if err != nil {

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lsst-sal/salgo/sal"
+)
+
+// TestCommand_NameValue: salctl command takes FIELD=VALUE arguments, as
+// the commander does, besides a JSON object; the CSC receives the values.
+func TestCommand_NameValue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := sharedBus(t, ctx, "namevalue")
+	csc, err := b.NewCSC("Example", 4, sal.WithAllowMissing(), sal.WithInitialState(sal.Enabled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	var mu sync.Mutex
+	var got []map[string]any
+	if err := csc.HandleFunc("setScalars", func(_ context.Context, cmd *sal.Command) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, cmd.Data)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := csc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"int0=3", "double0=1.5", "string0=a b"},
+		{`{"int0": 3, "double0": 1.5, "string0": "a b"}`},
+	} {
+		out, errText, status, err := runSalctl(ctx, append([]string{"command", "Example:4", "setScalars"}, args...)...)
+		if status != 0 {
+			t.Errorf("salctl command Example:4 setScalars %q: exit %d, %v\nstdout:\n%s\nstderr:\n%s", args, status, err, out, errText)
+			continue
+		}
+		mu.Lock()
+		d := got[len(got)-1]
+		mu.Unlock()
+		if d["int0"] != int32(3) || d["double0"] != 1.5 || d["string0"] != "a b" {
+			t.Errorf("salctl command Example:4 setScalars %q: the CSC got int0 %#v, double0 %#v, string0 %#v", args, d["int0"], d["double0"], d["string0"])
+		}
+	}
+	_, _, status, err := runSalctl(ctx, "command", "Example:4", "setScalars", "int1=3")
+	if status != 2 || err == nil || !strings.Contains(err.Error(), `setScalars has no field "int1" (did you mean int0`) {
+		t.Errorf("an unknown field: exit %d, %v; want 2 and a did-you-mean", status, err)
+	}
+}
