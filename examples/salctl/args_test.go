@@ -55,3 +55,49 @@ func TestCommand_NameValue(t *testing.T) {
 		t.Errorf("an unknown field: exit %d, %v; want 2 and a did-you-mean", status, err)
 	}
 }
+
+// TestState_Override: salctl state COMPONENT TARGET -override gives the
+// start command's configurationOverride, as ts_salobj's
+// set_summary_state(override=).
+func TestState_Override(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := sharedBus(t, ctx, "override")
+	c, err := b.Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := b.NewInstance(c, 5, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	starts, err := in.Reader(c.Command("start"), sal.ReaderOptions{QueueLen: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	csc, err := demoCSC(ctx, b, c, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	out, errText, status, err := runSalctl(ctx, "state", "Example:5", "DISABLED", "-override", "special.yaml")
+	if status != 0 {
+		t.Fatalf("salctl state Example:5 DISABLED -override special.yaml: exit %d, %v\nstdout:\n%s\nstderr:\n%s", status, err, out, errText)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	rec, err := starts.Next(wctx)
+	if err != nil {
+		t.Fatalf("no start command read: %v", err)
+	}
+	if rec["configurationOverride"] != "special.yaml" {
+		t.Errorf("start configurationOverride %q, want special.yaml", rec["configurationOverride"])
+	}
+	if _, _, status, err := runSalctl(ctx, "state", "Example:5", "-override", "x.yaml"); status != 2 {
+		t.Errorf("-override without TARGET: exit %d, %v; want 2", status, err)
+	}
+}

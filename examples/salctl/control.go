@@ -376,7 +376,9 @@ intervals) of salctl starting to read; one read from history does not count.
 -json adds "alive" and "heartbeat_age_s" (null when none was seen). The exit
 status is 3 when a CSC shown is not running (with TARGET: before any command
 is sent), 1 when no summaryState comes within -timeout (which must be > 0)
-or a transition fails.`
+or a transition fails. -override gives the start command's
+configurationOverride (as ts_salobj's set_summary_state(override=)), when
+the path to TARGET includes start.`
 
 func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)
@@ -388,6 +390,7 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to start the Remote, to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	override := fs.String("override", "", "with TARGET: the configuration override of the start command, if the path includes it (ts_salobj's set_summary_state(override=))")
 	pos, defs, err := parseArgs(e, fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
 	if err != nil {
 		return err
@@ -410,6 +413,9 @@ func cmdState(e *env, args []string) error {
 		if c.Indexed && !hasIdx {
 			return cli.Usagef("%s is indexed: give COMPONENT:INDEX to change a CSC's state, e.g. %s:1", c.Name, c.Name)
 		}
+	}
+	if cli.IsSet(fs, "override") && target == 0 {
+		return cli.Usagef("-override is for the start command: give a TARGET state, e.g. %s DISABLED", pos[0])
 	}
 	peerIdx := demoIndex(c, idx)
 	bus, err := connect(e, "state", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(peerIdx)))
@@ -539,7 +545,11 @@ func cmdState(e *env, args []string) error {
 	}
 	for _, st := range steps {
 		_ = ev.Flush()
-		ack, err := r.Command(ctx, st.cmd, nil, sal.WithTimeout(*timeout))
+		var params map[string]any
+		if st.cmd == "start" && *override != "" {
+			params = map[string]any{"configurationOverride": *override}
+		}
+		ack, err := r.Command(ctx, st.cmd, params, sal.WithTimeout(*timeout))
 		if ack != nil {
 			printAck(e, r.Name(), st.cmd, ack, *asJSON)
 		}
