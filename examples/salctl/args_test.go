@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // TestCommand_NameValue: salctl command takes FIELD=VALUE arguments, as
@@ -99,5 +102,26 @@ func TestState_Override(t *testing.T) {
 	}
 	if _, _, status, err := runSalctl(ctx, "state", "Example:5", "-override", "x.yaml"); status != 2 {
 		t.Errorf("-override without TARGET: exit %d, %v; want 2", status, err)
+	}
+}
+
+// embeddedBus makes salctl run on an in-process bus of its own, with its
+// built-in peers, and the SDK's embedded definitions.
+func embeddedBus(t *testing.T) {
+	t.Setenv(topics.EnvBroker, "")
+	os.Unsetenv(topics.EnvBroker) // unset (empty is an error): the in-process bus
+	t.Setenv(salxml.EnvDir, "")
+	os.Unsetenv(salxml.EnvDir)
+}
+
+// TestHistory_BareName: history takes a bare topic name (summaryState),
+// as the attribute and SAL names; an ambiguous one is a usage error.
+func TestHistory_BareName(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	embeddedBus(t)
+	out, errText, status, err := runSalctl(ctx, "history", "Example", "summaryState")
+	if status != 0 || !strings.Contains(out, "history Example.logevent_summaryState: salIndex 1:") {
+		t.Errorf("salctl history Example summaryState: exit %d, %v\nstdout:\n%s\nstderr:\n%s", status, err, out, errText)
 	}
 }

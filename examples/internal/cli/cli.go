@@ -75,10 +75,23 @@ func FindComponent(defs *salxml.Definitions, name, tail string) (*salxml.Compone
 // ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd) with
 // Component.FindTopic, or returns a usage error listing the close matches;
 // with none, it ends "COMPONENT has no topic NAME" with tail.
+//
+// A bare event or command name (summaryState, setScalars) names the event
+// or command, as Component.Lookup takes them; one that names both is a
+// usage error asking for evt_x or cmd_x.
 func FindTopic(c *salxml.Component, name, tail string) (*salxml.Topic, error) {
 	t, err := c.FindTopic(name)
 	if !errors.Is(err, salxml.ErrUnknownTopic) {
 		return t, err
+	}
+	ev, cmd := c.Event(name), c.Command(name)
+	switch {
+	case ev != nil && cmd != nil:
+		return nil, Usagef("%s: %q is both an event and a command: give %s or %s", c.Name, name, ev.AttrName(), cmd.AttrName())
+	case ev != nil:
+		return ev, nil
+	case cmd != nil:
+		return cmd, nil
 	}
 	var cands []string
 	for _, t := range c.Topics {

@@ -240,3 +240,19 @@ func TestPlainHandler(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// TestFindTopicBare: a bare event or command name names its topic.
+func TestFindTopicBare(t *testing.T) {
+	c, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"summaryState": "logevent_summaryState", "setScalars": "command_setScalars", "evt_summaryState": "logevent_summaryState", "scalars": "scalars"} {
+		if tp, err := cli.FindTopic(c, name, ""); err != nil || tp.SALName != want {
+			t.Errorf("FindTopic(%q) = %v, %v; want %s", name, tp, err, want)
+		}
+	}
+	if _, err := cli.FindTopic(c, "summaryStat", ""); err == nil || !strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("FindTopic(summaryStat): %v; want a did-you-mean", err)
+	}
+}
