@@ -125,3 +125,20 @@ func TestHistory_BareName(t *testing.T) {
 		t.Errorf("salctl history Example summaryState: exit %d, %v\nstdout:\n%s\nstderr:\n%s", status, err, out, errText)
 	}
 }
+
+// TestEcho_UnknownComponent: echo of a mistyped component fails at once
+// with a usage error naming it and the close match; one with no close
+// match is read schema-unaware, with a warning naming it.
+func TestEcho_UnknownComponent(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	embeddedBus(t)
+	out, errText, status, err := runSalctl(ctx, "echo", "Exampel.scalars", "-timeout", "3s")
+	if status != 2 || err == nil || !strings.Contains(err.Error(), `unknown component "Exampel" (did you mean Example?)`) {
+		t.Errorf("salctl echo Exampel.scalars: exit %d, %v; want 2 and a did-you-mean\nstdout:\n%s\nstderr:\n%s", status, err, out, errText)
+	}
+	_, errText, _, _ = runSalctl(ctx, "echo", "Nosuch.scalars", "-timeout", "1s")
+	if !strings.Contains(errText, "salctl echo: warning: Nosuch is not a component of the definitions") {
+		t.Errorf("salctl echo Nosuch.scalars: no warning naming the component:\n%s", errText)
+	}
+}
