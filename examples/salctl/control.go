@@ -750,11 +750,7 @@ func cmdHistory(e *env, args []string) error {
 	}
 	kname := t.KafkaName(bus.Config().Subname)
 	if len(recs) == 0 {
-		if *asJSON {
-			return nil
-		}
-		fmt.Fprintf(e.stdout, "history %s: no historical data in %s\n", t, kname)
-		return nil
+		return fmt.Errorf("history %s: no historical data in %s", t, kname)
 	}
 	enums := cli.NewEnums(c)
 	var names []string

@@ -63,7 +63,7 @@ func kafkaTopic(e *env, verb string, defs *salxml.Definitions, subname, arg stri
 		if cl := salxml.Closest(comp, defs.Names()); len(cl) > 0 {
 			return "", nil, cli.Usagef("%q: unknown component %q (did you mean %s?)", arg, comp, strings.Join(cl, ", "))
 		}
-		fmt.Fprintf(e.stderr, "salctl %s: warning: %s is not a component of the definitions (%s); reading %s anyway, with its writer's schema\n", verb, comp, defs.Dir, kname)
+		fmt.Fprintf(e.stderr, "salctl %s: warning: %s is not a component of the definitions (%s); reading %s anyway, with its writer's schema\n", verb, comp, strings.Trim(defs.Dir, "()"), kname)
 		return kname, nil, nil
 	}
 	c, err := defs.Component(comp)
@@ -354,7 +354,12 @@ their names (summaryState: 2 (ENABLED)); -json prints one object per record
 with the values as numbers, NaN and infinities as the strings "NaN",
 "Infinity" and "-Infinity", which pub accepts back. -fields names fields that
 every topic must have (an unknown one is an error naming the close matches).
--timeout 0 (the default) means no limit; it must not be negative.`
+-timeout 0 (the default) means no limit; it must not be negative.
+` + listenExitHelp
+
+// listenExitHelp is the exit status paragraph of echo, hz and bw.
+const listenExitHelp = `The exit status is 0 when -n records were seen (without -n: at least one by
+-timeout), 1 when -timeout came first (fewer than -n records, or none).`
 
 func cmdEcho(e *env, args []string) error {
 	fs := flags(e, "echo")
@@ -425,13 +430,26 @@ func cmdEcho(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *n > 0 && count < *n {
-		if e.ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d of %d records", count, *n)
+	return f.end(*timeout, *n, count)
+}
+
+// end is the error of a listening verb (echo, hz, bw) once its run is
+// over: none when it saw the -n records it asked for, or had no -n and
+// saw some; else an interruption or a -timeout that came first (exit
+// status 1: "nothing" is a failure, as for history).
+func (f *follower) end(timeout time.Duration, n, count int) error {
+	switch {
+	case n > 0 && count >= n, n == 0 && count > 0:
+		return nil
+	case f.e.ctx.Err() != nil:
+		if n > 0 {
+			return fmt.Errorf("interrupted after %d of %d records", count, n)
 		}
-		return fmt.Errorf("timeout after %s: %d of %d records", *timeout, count, *n)
+		return nil // the signal's exit status
+	case n > 0:
+		return fmt.Errorf("timeout after %s: %d of %d records", timeout, count, n)
 	}
-	return nil
+	return fmt.Errorf("timeout after %s: no record of %s", timeout, strings.Join(f.names, ", "))
 }
 
 // checkFields refuses -fields that a topic does not have, naming the
@@ -608,7 +626,7 @@ func cmdHz(e *env, args []string) error {
 		return err
 	}
 	report(true)
-	return nil
+	return f.end(*timeout, *n, count)
 }
 
 type bwStats struct {
@@ -694,7 +712,7 @@ func cmdBw(e *env, args []string) error {
 		return err
 	}
 	report(true)
-	return nil
+	return f.end(*timeout, *n, count)
 }
 
 // human renders a byte count as ros2 does: B, KB, MB (powers of 1000).

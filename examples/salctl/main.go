@@ -45,8 +45,8 @@ func init() {
 		{"list", "[COMPONENT...]", "list the SAL topics that exist on the bus, with their partitions and record counts", listHelp, cmdList},
 		{"echo", "TOPIC...", "print the records of Kafka topics (lsst.sal.C.T or C.T), decoded with their writers' schemas", echoHelp, cmdEcho},
 		{"pub", "COMPONENT TOPIC [JSON]", "write one record (fields as a JSON object; missing fields take their defaults)", pubHelp, cmdPub},
-		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdHz},
-		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdBw},
+		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdHz},
+		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdBw},
 		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", "", cmdTop},
 		{"command", "COMPONENT[:INDEX] NAME [JSON | VALUE... FIELD=VALUE...]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
 		{"commander", "COMPONENT[:INDEX]", "an interactive shell that commands a CSC and prints its events, as ts_salobj's CSC commander", commanderHelp, cmdCommander},
@@ -87,7 +87,7 @@ commands (which ts_salobj reads no history of): the topic read back with Tap.
 Each sample is printed as JSON, then its enumerated fields with their names
 (summaryState 2 (ENABLED)). On the in-process bus a built-in writer first
 writes two samples per SAL index, with values of their enumerations in the
-enumerated fields.`
+enumerated fields. The exit status is 1 when there is no historical data.`
 
 const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
 attribute name (evt_x, cmd_x, tel_x). Enumerated values are printed with their
