@@ -72,8 +72,24 @@ func usage(w io.Writer) {
 		fmt.Fprintf(tw, "  %s %s\t%s\n", v.name, v.args, v.help)
 	}
 	tw.Flush()
-	fmt.Fprint(w, "\n"+generalHelp+"\n"+exitStatusHelp)
+	fmt.Fprint(w, "\n"+generalHelp+"\n"+exitStatusTable)
 }
+
+// exitStatusTable is the exit statuses of every verb, in salctl's usage.
+const exitStatusTable = `Exit status, the same for every verb:
+  0    success: command CMD_COMPLETE; state shown with every CSC alive, or
+       TARGET reached; echo, hz, bw: the -n records seen, or without -n at
+       least one by -timeout; history: data found
+  1    failure or timeout: a failed or missing final ack (command, state
+       TARGET); no summaryState within -timeout (state); echo, hz, bw:
+       -timeout before the -n records, or before any; history: no data;
+       check-schema: a change that would break readers
+  2    usage error
+  3    the CSC addressed is not running, from its heartbeat (none within
+       3 s): state, command (command -wait sends anyway)
+  130  interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM. A second
+       signal ends the program at once.
+`
 
 // exitStatusHelp is cli.ExitStatusHelp with salctl's status 3.
 const exitStatusHelp = `Exit status: 0 success; 1 failure or timeout; 2 usage error; 3 the CSC
@@ -89,10 +105,11 @@ Each sample is printed as JSON, then its enumerated fields with their names
 writes two samples per SAL index, with values of their enumerations in the
 enumerated fields. The exit status is 1 when there is no historical data.`
 
-const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
-attribute name (evt_x, cmd_x, tel_x). Enumerated values are printed with their
-names: summaryState 2 (ENABLED), ack 303 (CMD_COMPLETE), and the integer fields
-that the XML enumerates.
+const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd), an
+attribute name (evt_x, cmd_x, tel_x) or a bare event or command name
+(summaryState). Enumerated values are printed with their names: summaryState
+2 (ENABLED), ack 303 (CMD_COMPLETE), and the integer fields that the XML
+enumerates.
 
 The bus comes from LSST_KAFKA_BROKER_ADDR and the other LSST_* variables;
 without it, an in-process one, on which the verbs that need another party
