@@ -248,7 +248,7 @@ run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_S
 # is set: state on a killed CSC (NOT RUNNING, exit 3), command to a CSC that
 # is not running, FIELD=VALUE arguments, state -override. The package's
 # other tests bring in-process brokers of their own.
-run_suite "salctl on real Kafka" go test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./examples/salctl/
+run_suite "salctl on real Kafka" go test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestState_NoCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./examples/salctl/
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
 
 # --- broker faults (internal/faults) ----------------------------------------

@@ -489,11 +489,17 @@ func cmdState(e *env, args []string) error {
 	}
 	lv = awaitHeartbeats(ctx, r, c, want)
 	if current == nil {
-		if lv.hasHeartbeat && len(lv.live) == 0 {
-			if _, seen := lv.newest[int32(idx)]; !seen || c.Indexed && idx == 0 {
-				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat seen within %s: no CSC is running on this bus", r.Name(), heartbeatBound)}
+		// Nothing to show: wait for a summaryState only from a CSC that
+		// is running.
+		alive := len(lv.live) > 0 // any index of an indexed component
+		if len(want) > 0 {
+			alive = lv.alive(want[0])
+		}
+		if lv.hasHeartbeat && !alive {
+			if len(want) == 0 {
+				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat within %s: no CSC is running on this bus", r.Name(), heartbeatBound)}
 			}
-			return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + "; no summaryState seen"}
+			return cli.NotRunningError{Msg: lv.why(r.Name(), want[0]) + "; no summaryState seen"}
 		}
 		wctx, wcancel := context.WithTimeout(ctx, *timeout)
 		rec, err := ev.Next(wctx)

@@ -98,3 +98,29 @@ func TestCommand_NotRunning(t *testing.T) {
 		t.Errorf("a raw slog line on stderr:\n%s", errText)
 	}
 }
+
+// TestState_NoCSC: salctl state of an instance that never ran (no
+// summaryState, no heartbeat) says it is not running and exits 3 within
+// the heartbeat bound, not after -timeout; so does one whose only
+// neighbour (another SAL index) is running.
+func TestState_NoCSC(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := sharedBus(t, ctx, "nostate")
+	c, err := b.Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csc, err := demoCSC(ctx, b, c, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csc.Close()
+	for _, who := range []string{"Example:3", "Example:4"} {
+		out, errText, status, err := runSalctl(ctx, "state", who, "-timeout", "60s")
+		const want = "is not running: no heartbeat within 3s, none in history; no summaryState seen"
+		if status != cli.StatusNotRunning || err == nil || !strings.Contains(err.Error(), who+" "+want) {
+			t.Errorf("salctl state %s: exit %d, %v; want exit 3 and %q\nstdout:\n%s\nstderr:\n%s", who, status, err, want, out, errText)
+		}
+	}
+}
