@@ -145,16 +145,19 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
-const commandHelp = `The command's fields are given as a JSON object, e.g. '{"int0": 3}'
-(NaN and infinities as "NaN", "Infinity", "-Infinity"), or as words, as the
-commander takes them: positional values in the order of the fields, then
-FIELD=VALUE pairs (int0=3 double0=1.5 'string0=a b'; enumerated fields by
-name, arrays comma separated). The fields left out take their defaults. Each acknowledgement is printed as it comes, with its code's name:
+const commandHelp = `ARGS are the command's fields: a JSON object, e.g. '{"int0": 3}' (NaN and
+infinities as "NaN", "Infinity", "-Infinity"), or words, as the commander
+takes them: positional values in the order of the fields, then FIELD=VALUE
+pairs (int0=3 double0=1.5 'string0=a b'; enumerated fields by name, arrays
+comma separated). The fields left out take their defaults.
+
+Each acknowledgement is printed as it comes, with its code's name:
   Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
 The command is sent only to a running CSC: one that writes a heartbeat within
 3 s (three heartbeat intervals) of the Remote starting; else salctl command
 fails at once with exit status 3, unless -wait is given, which sends it
 anyway (with a warning) and waits for its acks.
+
 The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
 ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it),
 3 for a CSC that is not running.`
@@ -189,7 +192,7 @@ func cmdCommand(e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	wait := fs.Bool("wait", false, "send the command even if no heartbeat of the CSC is seen within 3 s, and wait for its acks")
-	pos, defs, err := parseArgs(e, fs, args, 2, -1, "COMPONENT[:INDEX] NAME [JSON | VALUE... FIELD=VALUE...]")
+	pos, defs, err := parseArgs(e, fs, args, 2, -1, "COMPONENT[:INDEX] NAME [ARGS]")
 	if err != nil {
 		return err
 	}
@@ -372,13 +375,18 @@ one leaves its last state on the bus):
   Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; alive (heartbeat 0.4 s ago)
   Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; NOT RUNNING (no heartbeat within 3s; ...)
 A CSC is alive when it writes a heartbeat within 3 s (three heartbeat
-intervals) of salctl starting to read; one read from history does not count.
--json adds "alive" and "heartbeat_age_s" (null when none was seen). The exit
-status is 3 when a CSC shown is not running (with TARGET: before any command
-is sent), 1 when no summaryState comes within -timeout (which must be > 0)
-or a transition fails. -override gives the start command's
-configurationOverride (as ts_salobj's set_summary_state(override=)), when
-the path to TARGET includes start.`
+intervals) of salctl starting to read; one read from history does not count,
+so a CSC killed a moment ago is not running. -json adds "alive" and
+"heartbeat_age_s" (null when none was seen).
+
+With TARGET, the CSC is driven there through the allowed transitions, each
+one's acks and new summaryState printed; -override gives the start command's
+configurationOverride (as ts_salobj's set_summary_state(override=)) when the
+path includes start.
+
+The exit status is 3 when a CSC shown is not running (with TARGET: before
+any command is sent), 1 when no summaryState comes within -timeout (which
+must be > 0) or a transition fails.`
 
 func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)

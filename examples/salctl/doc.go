@@ -12,6 +12,7 @@
 //	go run ./examples/salctl bw Example.scalars              # bandwidth, once a second
 //	go run ./examples/salctl top Example                     # busiest topics: rate, bandwidth, latency, drops
 //	go run ./examples/salctl command Example:1 start         # send a command, print each ack
+//	go run ./examples/salctl command Example:1 setScalars int0=3 double0=1.5
 //	go run ./examples/salctl commander Example:1             # an interactive shell for one CSC
 //	go run ./examples/salctl state Example:1 ENABLED         # show or drive the summary state
 //	go run ./examples/salctl history Example evt_scalars     # newest sample per SAL index

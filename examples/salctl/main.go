@@ -48,7 +48,7 @@ func init() {
 		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdHz},
 		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdBw},
 		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", "", cmdTop},
-		{"command", "COMPONENT[:INDEX] NAME [JSON | VALUE... FIELD=VALUE...]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
+		{"command", "COMPONENT[:INDEX] NAME [ARGS]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
 		{"commander", "COMPONENT[:INDEX]", "an interactive shell that commands a CSC and prints its events, as ts_salobj's CSC commander", commanderHelp, cmdCommander},
 		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state and liveness, or drive the CSC to TARGET through the allowed transitions", stateHelp, cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", historyHelp, cmdHistory},
