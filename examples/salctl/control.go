@@ -153,10 +153,11 @@ comma separated). The fields left out take their defaults.
 
 Each acknowledgement is printed as it comes, with its code's name:
   Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
-The command is sent only to a running CSC: one that writes a heartbeat within
-3 s (three heartbeat intervals) of the Remote starting; else salctl command
-fails at once with exit status 3, unless -wait is given, which sends it
-anyway (with a warning) and waits for its acks.
+The command is sent only to a running CSC: one that writes a heartbeat
+within 3 s (three heartbeat intervals; 15 s for a SAL script) of the Remote
+starting; else salctl command fails at once with exit status 3, unless
+-wait is given, which sends it anyway (with a warning) and waits for its
+acks.
 
 The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
 ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it),
@@ -375,8 +376,9 @@ one leaves its last state on the bus):
   Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; alive (heartbeat 0.4 s ago)
   Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; NOT RUNNING (no heartbeat within 3s; ...)
 A CSC is alive when it writes a heartbeat within 3 s (three heartbeat
-intervals) of salctl starting to read; one read from history does not count,
-so a CSC killed a moment ago is not running. -json adds "alive" and
+intervals; 15 s for a SAL script, which writes one every 5 s) of salctl
+starting to read; one read from history does not count, so a CSC killed a
+moment ago is not running. -json adds "alive" and
 "heartbeat_age_s" (null when none was seen).
 
 With TARGET, the CSC is driven there through the allowed transitions, each
@@ -505,7 +507,7 @@ func cmdState(e *env, args []string) error {
 		}
 		if lv.hasHeartbeat && !alive {
 			if len(want) == 0 {
-				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat within %s: no CSC is running on this bus", r.Name(), heartbeatBound)}
+				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat within %s: no CSC is running on this bus", r.Name(), lv.bound)}
 			}
 			return cli.NotRunningError{Msg: lv.why(r.Name(), want[0]) + "; no summaryState seen"}
 		}
@@ -533,7 +535,7 @@ func cmdState(e *env, args []string) error {
 			show(rec)
 		}
 		if len(dead) > 0 {
-			return cli.NotRunningError{Msg: fmt.Sprintf("not running (no heartbeat within %s): %s", heartbeatBound, strings.Join(dead, ", "))}
+			return cli.NotRunningError{Msg: fmt.Sprintf("not running (no heartbeat within %s): %s", lv.bound, strings.Join(dead, ", "))}
 		}
 		return nil
 	}

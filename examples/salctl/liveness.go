@@ -19,12 +19,25 @@ import (
 // the CSC written after they started (three heartbeat intervals of a
 // CSC's default 1 s, as ts_salobj allows) before they call it not
 // running. A heartbeat read from history does not count: a CSC killed a
-// moment ago left a recent one.
-const heartbeatBound = 3 * time.Second
+// moment ago left a recent one. A SAL script writes its heartbeat every
+// 5 s (ts_salobj's BaseScript HEARTBEAT_INTERVAL): scriptHeartbeatBound.
+const (
+	heartbeatBound       = 3 * time.Second
+	scriptHeartbeatBound = 3 * 5 * time.Second
+)
+
+// heartbeatBoundOf is the bound for component c.
+func heartbeatBoundOf(c *salxml.Component) time.Duration {
+	if c.Name == "Script" {
+		return scriptHeartbeatBound
+	}
+	return heartbeatBound
+}
 
 // liveness is what the heartbeats of a component say about its
 // instances, by SAL index (0 for a component that is not indexed).
 type liveness struct {
+	bound        time.Duration // heartbeatBoundOf the component
 	hb           *sal.Reader
 	hasHeartbeat bool              // the component has a heartbeat event
 	live         map[int32]float64 // private_sndStamp of a heartbeat written after the Remote started
@@ -38,9 +51,9 @@ func salIndexOf(rec map[string]any) int32 {
 
 // awaitHeartbeats reads r's heartbeats, history first, then new ones until
 // each SAL index of want has a new one (any index, when want is empty) or
-// heartbeatBound has passed. r must read the heartbeat event.
+// heartbeatBoundOf(c) has passed.
 func awaitHeartbeats(ctx context.Context, r *sal.Remote, c *salxml.Component, want []int32) *liveness {
-	lv := &liveness{live: map[int32]float64{}, newest: map[int32]float64{}}
+	lv := &liveness{bound: heartbeatBoundOf(c), live: map[int32]float64{}, newest: map[int32]float64{}}
 	if c.Event("heartbeat") == nil {
 		return lv
 	}
@@ -67,7 +80,7 @@ func awaitHeartbeats(ctx context.Context, r *sal.Remote, c *salxml.Component, wa
 		}
 		return true
 	}
-	wctx, cancel := context.WithTimeout(ctx, heartbeatBound)
+	wctx, cancel := context.WithTimeout(ctx, lv.bound)
 	defer cancel()
 	for !done() {
 		rec, err := hb.Next(wctx)
@@ -132,17 +145,17 @@ func (lv *liveness) describe(i int32) string {
 	case lv.alive(i):
 		return fmt.Sprintf("alive (heartbeat %.1f s ago)", age)
 	case seen:
-		return fmt.Sprintf("NOT RUNNING (no heartbeat within %s; the newest was written %.1f s ago)", heartbeatBound, age)
+		return fmt.Sprintf("NOT RUNNING (no heartbeat within %s; the newest was written %.1f s ago)", lv.bound, age)
 	}
-	return fmt.Sprintf("NOT RUNNING (no heartbeat within %s, none in history)", heartbeatBound)
+	return fmt.Sprintf("NOT RUNNING (no heartbeat within %s, none in history)", lv.bound)
 }
 
 // why is the reason a command is not sent to SAL index i, named who.
 func (lv *liveness) why(who string, i int32) string {
 	if age, seen := lv.age(i); seen {
-		return fmt.Sprintf("%s is not running: no heartbeat within %s (the newest was written %.1f s ago)", who, heartbeatBound, age)
+		return fmt.Sprintf("%s is not running: no heartbeat within %s (the newest was written %.1f s ago)", who, lv.bound, age)
 	}
-	return fmt.Sprintf("%s is not running: no heartbeat within %s, none in history", who, heartbeatBound)
+	return fmt.Sprintf("%s is not running: no heartbeat within %s, none in history", who, lv.bound)
 }
 
 // jsonFields are the liveness fields of state -json: "alive" and

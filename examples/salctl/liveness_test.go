@@ -124,3 +124,14 @@ func TestState_NoCSC(t *testing.T) {
 		}
 	}
 }
+
+// TestHeartbeatBound: three heartbeat intervals: 1 s for a CSC, 5 s for a
+// SAL script (ts_salobj's BaseScript HEARTBEAT_INTERVAL).
+func TestHeartbeatBound(t *testing.T) {
+	if b := heartbeatBoundOf(&salxml.Component{Name: "Example"}); b != 3*time.Second {
+		t.Errorf("Example: %s, want 3s", b)
+	}
+	if b := heartbeatBoundOf(&salxml.Component{Name: "Script"}); b != 15*time.Second {
+		t.Errorf("Script: %s, want 15s", b)
+	}
+}

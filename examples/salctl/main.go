@@ -86,7 +86,8 @@ const exitStatusTable = `Exit status, the same for every verb:
        check-schema: a change that would break readers
   2    usage error
   3    the CSC addressed is not running, from its heartbeat (none within
-       3 s): state, command (command -wait sends anyway)
+       3 s, 15 s for a SAL script): state, command (command -wait sends
+       anyway)
   130  interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM. A second
        signal ends the program at once.
 `
