@@ -14,7 +14,8 @@
 #      Apicurio registry; if Apicurio cannot start it runs the SDK's own
 #      registry (srfake, internal/interop/cmd/registry) instead;
 #   3. runs `go test ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
-#      now on the real broker, with 30 SIGTERM runs of examples/testcsc) and `go test -v ./internal/interop/`, then the
+#      now on the real broker, with 30 SIGTERM runs of examples/testcsc), salctl's liveness tests
+#      (examples/salctl -run ...) and `go test -v ./internal/interop/`, then the
 #      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
 #   4. always stops what it started (trap on EXIT, also on failure or signal).
 #
@@ -243,6 +244,11 @@ SUITES=1
 # initial state and sent SIGTERM at a random moment (exit 0, OFFLINE on the
 # bus, the close hook's line), about 4 minutes.
 run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_SIGTERM_RUNS=30 go test -count=1 -timeout 15m ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
+# salctl's tests that run a CSC (or none) on the broker of LSST_* when it
+# is set: state on a killed CSC (NOT RUNNING, exit 3), command to a CSC that
+# is not running, FIELD=VALUE arguments, state -override. The package's
+# other tests bring in-process brokers of their own.
+run_suite "salctl on real Kafka" go test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestState_NoCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./examples/salctl/
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
 
 # --- broker faults (internal/faults) ----------------------------------------

@@ -145,12 +145,23 @@ func cmdPub(e *env, args []string) error {
 // ---------------------------------------------------------------------
 // command
 
-const commandHelp = `JSON is an object of the command's fields, e.g. '{"int0": 3}' (NaN and
-infinities as "NaN", "Infinity", "-Infinity"); the fields left out take their
-defaults. Each acknowledgement is printed as it comes, with its code's name:
+const commandHelp = `ARGS are the command's fields: a JSON object, e.g. '{"int0": 3}' (NaN and
+infinities as "NaN", "Infinity", "-Infinity"), or words, as the commander
+takes them: positional values in the order of the fields, then FIELD=VALUE
+pairs (int0=3 double0=1.5 'string0=a b'; enumerated fields by name, arrays
+comma separated). The fields left out take their defaults.
+
+Each acknowledgement is printed as it comes, with its code's name:
   Example:1 start: ack 303 (CMD_COMPLETE), error 0, result "Done"
+The command is sent only to a running CSC: one that writes a heartbeat
+within 3 s (three heartbeat intervals; 15 s for a SAL script) of the Remote
+starting; else salctl command fails at once with exit status 3, unless
+-wait is given, which sends it anyway (with a warning) and waits for its
+acks.
+
 The exit status is 0 for CMD_COMPLETE, 1 for a failed final code or no final
-ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it).`
+ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it),
+3 for a CSC that is not running.`
 
 // readsLittle makes a Remote that reads only summaryState and heartbeat
 // (so that it can say when no CSC is running), or, for a component
@@ -181,7 +192,8 @@ func cmdCommand(e *env, args []string) error {
 	timeout := fs.Duration("timeout", time.Minute, "time allowed to start the Remote, then for the command (each CMD_INPROGRESS ack extends it)")
 	asJSON := fs.Bool("json", false, "print each ack as a JSON line")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	pos, defs, err := parseArgs(e, fs, args, 2, 3, "COMPONENT[:INDEX] NAME [JSON]")
+	wait := fs.Bool("wait", false, "send the command even if no heartbeat of the CSC is seen within 3 s, and wait for its acks")
+	pos, defs, err := parseArgs(e, fs, args, 2, -1, "COMPONENT[:INDEX] NAME [ARGS]")
 	if err != nil {
 		return err
 	}
@@ -204,11 +216,16 @@ func cmdCommand(e *env, args []string) error {
 		return cli.Usagef("%s has no command %q; its commands: %s", c.Name, name, strings.Join(names, ", "))
 	}
 	params := map[string]any{}
-	if len(pos) == 3 {
+	switch {
+	case len(pos) == 3 && strings.HasPrefix(strings.TrimSpace(pos[2]), "{"):
 		if params, err = parseJSONObject(pos[2]); err != nil {
 			return err
 		}
 		cli.JSONFloats(c.Command(name), params)
+	case len(pos) > 2:
+		if params, err = cli.FieldArgs(c.Command(name), cli.NewEnums(c), pos[2:]); err != nil {
+			return err
+		}
 	}
 	bus, err := connect(e, "command", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(idx)))
 	if err != nil {
@@ -229,6 +246,12 @@ func cmdCommand(e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
+	if lv := awaitHeartbeats(ctx, r, c, []int32{int32(idx)}); !lv.alive(int32(idx)) {
+		if !*wait {
+			return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + " (-wait sends the command anyway)"}
+		}
+		fmt.Fprintf(e.stderr, "salctl command: warning: %s; sending %s anyway (-wait)\n", lv.why(r.Name(), int32(idx)), name)
+	}
 	f, err := r.StartCommand(ctx, name, params, sal.WithTimeout(*timeout))
 	if err != nil {
 		return fieldHints(c.Command(name), err)
@@ -347,6 +370,26 @@ func parseState(s string) (sal.State, error) {
 	return 0, cli.Usagef("unknown state %q: want one of %s", s, strings.Join(names, ", "))
 }
 
+const stateHelp = `Each summaryState is printed with the CSC's liveness, from its heartbeat
+(the age of a summaryState says nothing: CSCs write it rarely, and a killed
+one leaves its last state on the bus):
+  Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; alive (heartbeat 0.4 s ago)
+  Example:1 summaryState 2 (ENABLED), written 812.3 s ago by Example:1; NOT RUNNING (no heartbeat within 3s; ...)
+A CSC is alive when it writes a heartbeat within 3 s (three heartbeat
+intervals; 15 s for a SAL script, which writes one every 5 s) of salctl
+starting to read; one read from history does not count, so a CSC killed a
+moment ago is not running. -json adds "alive" and
+"heartbeat_age_s" (null when none was seen).
+
+With TARGET, the CSC is driven there through the allowed transitions, each
+one's acks and new summaryState printed; -override gives the start command's
+configurationOverride (as ts_salobj's set_summary_state(override=)) when the
+path includes start.
+
+The exit status is 3 when a CSC shown is not running (with TARGET: before
+any command is sent), 1 when no summaryState comes within -timeout (which
+must be > 0) or a transition fails.`
+
 func stateOf(rec map[string]any) sal.State {
 	v, _ := rec["summaryState"].(int32)
 	return sal.State(v)
@@ -357,6 +400,7 @@ func cmdState(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 10*time.Second, "time allowed to start the Remote, to see the summary state and for each transition")
 	asJSON := fs.Bool("json", false, "print JSON lines")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
+	override := fs.String("override", "", "with TARGET: the configuration override of the start command, if the path includes it (ts_salobj's set_summary_state(override=))")
 	pos, defs, err := parseArgs(e, fs, args, 1, 2, "COMPONENT[:INDEX] [TARGET]")
 	if err != nil {
 		return err
@@ -380,6 +424,9 @@ func cmdState(e *env, args []string) error {
 			return cli.Usagef("%s is indexed: give COMPONENT:INDEX to change a CSC's state, e.g. %s:1", c.Name, c.Name)
 		}
 	}
+	if cli.IsSet(fs, "override") && target == 0 {
+		return cli.Usagef("-override is for the start command: give a TARGET state, e.g. %s DISABLED", pos[0])
+	}
 	peerIdx := demoIndex(c, idx)
 	bus, err := connect(e, "state", defs, *verbose, fmt.Sprintf("a built-in CSC %s answers", c.NameIndex(peerIdx)))
 	if err != nil {
@@ -396,6 +443,9 @@ func cmdState(e *env, args []string) error {
 		defer csc.Close()
 	}
 	opts := []sal.RemoteOption{sal.WithInclude("summaryState")}
+	if c.Event("heartbeat") != nil {
+		opts = []sal.RemoteOption{sal.WithInclude("summaryState", "heartbeat")}
+	}
 	if target == 0 {
 		opts = append(opts, sal.WithReadOnly())
 	}
@@ -405,46 +455,93 @@ func cmdState(e *env, args []string) error {
 	}
 	defer r.Close()
 	ev := r.MustEvent("summaryState")
+	var lv *liveness
 	show := func(rec map[string]any) {
 		st := stateOf(rec)
 		snd, _ := rec["private_sndStamp"].(float64)
 		who := r.Name()
+		si := int32(idx)
 		if i, ok := rec["salIndex"].(int32); ok && c.Indexed {
-			who = c.NameIndex(int(i))
+			who, si = c.NameIndex(int(i)), i
 		}
+		lv.refresh()
 		if *asJSON {
-			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd)
+			fmt.Fprintf(e.stdout, `{"csc":%q,"summaryState":%q,"value":%d,"age_s":%.3f,%s}`+"\n", who, st.Name(), int32(st), sal.TAI()-snd, lv.jsonFields(si))
 			return
 		}
-		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"])
+		live := ""
+		if d := lv.describe(si); d != "" {
+			live = "; " + d
+		}
+		fmt.Fprintf(e.stdout, "%s summaryState %d (%s), written %.1f s ago by %v%s\n", who, int32(st), st.Name(), sal.TAI()-snd, rec["private_identity"], live)
 	}
 
 	// History: the newest summaryState per SAL index, queued first.
 	var current map[string]any
+	var shown []map[string]any
 	for range int(ev.Stats().Historical) {
 		rec := ev.TryNext()
 		if rec == nil {
 			break
 		}
-		if target == 0 {
-			show(rec)
-		}
+		shown = append(shown, rec)
 		current = rec
 	}
+	// Liveness: a heartbeat of each instance shown (of the one asked for
+	// when none was), written after the Remote started.
+	var want []int32
+	if !c.Indexed || idx != 0 {
+		want = []int32{int32(idx)}
+	} else {
+		for _, rec := range shown {
+			want = append(want, salIndexOf(rec))
+		}
+	}
+	lv = awaitHeartbeats(ctx, r, c, want)
 	if current == nil {
+		// Nothing to show: wait for a summaryState only from a CSC that
+		// is running.
+		alive := len(lv.live) > 0 // any index of an indexed component
+		if len(want) > 0 {
+			alive = lv.alive(want[0])
+		}
+		if lv.hasHeartbeat && !alive {
+			if len(want) == 0 {
+				return cli.NotRunningError{Msg: fmt.Sprintf("%s: no summaryState and no heartbeat within %s: no CSC is running on this bus", r.Name(), lv.bound)}
+			}
+			return cli.NotRunningError{Msg: lv.why(r.Name(), want[0]) + "; no summaryState seen"}
+		}
 		wctx, wcancel := context.WithTimeout(ctx, *timeout)
 		rec, err := ev.Next(wctx)
 		wcancel()
 		if err != nil {
 			return fmt.Errorf("no summaryState from %s within %s: is the CSC running on this bus?", r.Name(), *timeout)
 		}
-		if target == 0 {
-			show(rec)
-		}
+		shown = append(shown, rec)
 		current = rec
 	}
+	var dead []string
+	for _, rec := range shown {
+		si := int32(idx)
+		if c.Indexed {
+			si = salIndexOf(rec)
+		}
+		if !lv.alive(si) {
+			dead = append(dead, c.NameIndex(int(si)))
+		}
+	}
 	if target == 0 {
+		for _, rec := range shown {
+			show(rec)
+		}
+		if len(dead) > 0 {
+			return cli.NotRunningError{Msg: fmt.Sprintf("not running (no heartbeat within %s): %s", lv.bound, strings.Join(dead, ", "))}
+		}
 		return nil
+	}
+	if len(dead) > 0 {
+		show(current)
+		return cli.NotRunningError{Msg: lv.why(r.Name(), int32(idx)) + ": not commanding it"}
 	}
 
 	from := stateOf(current)
@@ -464,7 +561,11 @@ func cmdState(e *env, args []string) error {
 	}
 	for _, st := range steps {
 		_ = ev.Flush()
-		ack, err := r.Command(ctx, st.cmd, nil, sal.WithTimeout(*timeout))
+		var params map[string]any
+		if st.cmd == "start" && *override != "" {
+			params = map[string]any{"configurationOverride": *override}
+		}
+		ack, err := r.Command(ctx, st.cmd, params, sal.WithTimeout(*timeout))
 		if ack != nil {
 			printAck(e, r.Name(), st.cmd, ack, *asJSON)
 		}
@@ -665,11 +766,7 @@ func cmdHistory(e *env, args []string) error {
 	}
 	kname := t.KafkaName(bus.Config().Subname)
 	if len(recs) == 0 {
-		if *asJSON {
-			return nil
-		}
-		fmt.Fprintf(e.stdout, "history %s: no historical data in %s\n", t, kname)
-		return nil
+		return fmt.Errorf("history %s: no historical data in %s", t, kname)
 	}
 	enums := cli.NewEnums(c)
 	var names []string

@@ -12,6 +12,7 @@
 //	go run ./examples/salctl bw Example.scalars              # bandwidth, once a second
 //	go run ./examples/salctl top Example                     # busiest topics: rate, bandwidth, latency, drops
 //	go run ./examples/salctl command Example:1 start         # send a command, print each ack
+//	go run ./examples/salctl command Example:1 setScalars int0=3 double0=1.5
 //	go run ./examples/salctl commander Example:1             # an interactive shell for one CSC
 //	go run ./examples/salctl state Example:1 ENABLED         # show or drive the summary state
 //	go run ./examples/salctl history Example evt_scalars     # newest sample per SAL index
@@ -20,8 +21,9 @@
 //
 // `salctl help VERB` and `salctl VERB -h` print the same help; `salctl
 // --version` the version. Every verb exits 0 on success, 1 on a failure or
-// timeout, 2 on a usage mistake, 130 when interrupted by SIGINT and 143 by
-// SIGTERM (examples/internal/cli.Main).
+// timeout, 2 on a usage mistake, 3 when the CSC addressed is not running
+// (no heartbeat within 3 s: state, command), 130 when interrupted by SIGINT
+// and 143 by SIGTERM (examples/internal/cli.Main).
 //
 // Definitions come from TS_XML_DIR, or the SDK's embedded Example
 // component. echo, hz, bw and list need no definitions at all, top only the

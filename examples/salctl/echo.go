@@ -38,8 +38,10 @@ type follower struct {
 
 // kafkaTopic resolves a full Kafka topic name (lsst.SUBNAME.C.T) or
 // COMPONENT.TOPIC. The definitions are optional: a topic they do not know
-// is read as named (the schema comes from the registry), with a warning.
-func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, *salxml.Topic, error) {
+// is read as named (the schema comes from the registry), with a warning;
+// a component they do not know but have a close match for is a usage error
+// (a typo would wait forever for a topic nobody writes).
+func kafkaTopic(e *env, verb string, defs *salxml.Definitions, subname, arg string) (string, *salxml.Topic, error) {
 	var comp, tname, kname string
 	if strings.HasPrefix(arg, "lsst.") {
 		parts := strings.SplitN(arg, ".", 4)
@@ -55,7 +57,14 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 		kname = "lsst." + subname + "." + comp + "." + salName(tname)
 	}
 	if !defs.Has(comp) {
-		return kname, nil, nil // schema-unaware: nothing to check against
+		// A likely typo fails at once; any other name is read
+		// schema-unaware (a component of other definitions), with a
+		// warning, since nothing may ever be written to it.
+		if cl := salxml.Closest(comp, defs.Names()); len(cl) > 0 {
+			return "", nil, cli.Usagef("%q: unknown component %q (did you mean %s?)", arg, comp, strings.Join(cl, ", "))
+		}
+		fmt.Fprintf(e.stderr, "salctl %s: warning: %s is not a component of the definitions (%s); reading %s anyway, with its writer's schema\n", verb, comp, strings.Trim(defs.Dir, "()"), kname)
+		return kname, nil, nil
 	}
 	c, err := defs.Component(comp)
 	if err != nil {
@@ -63,7 +72,7 @@ func kafkaTopic(e *env, defs *salxml.Definitions, subname, arg string) (string, 
 	}
 	t, err := findTopic(c, tname)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "salctl: warning: %v; reading %s anyway, with its writer's schema\n", err, kname)
+		fmt.Fprintf(e.stderr, "salctl %s: warning: %v; reading %s anyway, with its writer's schema\n", verb, err, kname)
 		return kname, nil, nil
 	}
 	if strings.HasPrefix(arg, "lsst.") && t.KafkaName(subname) != kname {
@@ -85,7 +94,7 @@ func startFollower(e *env, verb string, defs *salxml.Definitions, args []string,
 	// connecting fails below without it.
 	sub := cmp.Or(cfg.Subname, sal.DefaultSubname)
 	for _, a := range args {
-		kn, t, err := kafkaTopic(e, defs, sub, a)
+		kn, t, err := kafkaTopic(e, verb, defs, sub, a)
 		if err != nil {
 			return nil, err
 		}
@@ -339,12 +348,18 @@ func topicNames(ts []*salxml.Topic) []string {
 const echoHelp = `A TOPIC is COMPONENT.TOPIC (Example.scalars, Example.evt_summaryState) or a
 full Kafka topic name (lsst.sal.Example.scalars). Each record is decoded with
 its writer's schema from the registry, so topics the definitions do not know
-are read too. The text output has one line a field, enumerated values with
+are read too, with a warning (a component close to a defined one, a likely
+typo, is refused: unknown component "Tset" (did you mean Test?)). The text output has one line a field, enumerated values with
 their names (summaryState: 2 (ENABLED)); -json prints one object per record
 with the values as numbers, NaN and infinities as the strings "NaN",
 "Infinity" and "-Infinity", which pub accepts back. -fields names fields that
 every topic must have (an unknown one is an error naming the close matches).
--timeout 0 (the default) means no limit; it must not be negative.`
+-timeout 0 (the default) means no limit; it must not be negative.
+` + listenExitHelp
+
+// listenExitHelp is the exit status paragraph of echo, hz and bw.
+const listenExitHelp = `The exit status is 0 when -n records were seen (without -n: at least one by
+-timeout), 1 when -timeout came first (fewer than -n records, or none).`
 
 func cmdEcho(e *env, args []string) error {
 	fs := flags(e, "echo")
@@ -415,13 +430,26 @@ func cmdEcho(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *n > 0 && count < *n {
-		if e.ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d of %d records", count, *n)
+	return f.end(*timeout, *n, count)
+}
+
+// end is the error of a listening verb (echo, hz, bw) once its run is
+// over: none when it saw the -n records it asked for, or had no -n and
+// saw some; else an interruption or a -timeout that came first (exit
+// status 1: "nothing" is a failure, as for history).
+func (f *follower) end(timeout time.Duration, n, count int) error {
+	switch {
+	case n > 0 && count >= n, n == 0 && count > 0:
+		return nil
+	case f.e.ctx.Err() != nil:
+		if n > 0 {
+			return fmt.Errorf("interrupted after %d of %d records", count, n)
 		}
-		return fmt.Errorf("timeout after %s: %d of %d records", *timeout, count, *n)
+		return nil // the signal's exit status
+	case n > 0:
+		return fmt.Errorf("timeout after %s: %d of %d records", timeout, count, n)
 	}
-	return nil
+	return fmt.Errorf("timeout after %s: no record of %s", timeout, strings.Join(f.names, ", "))
 }
 
 // checkFields refuses -fields that a topic does not have, naming the
@@ -598,7 +626,7 @@ func cmdHz(e *env, args []string) error {
 		return err
 	}
 	report(true)
-	return nil
+	return f.end(*timeout, *n, count)
 }
 
 type bwStats struct {
@@ -684,7 +712,7 @@ func cmdBw(e *env, args []string) error {
 		return err
 	}
 	report(true)
-	return nil
+	return f.end(*timeout, *n, count)
 }
 
 // human renders a byte count as ros2 does: B, KB, MB (powers of 1000).

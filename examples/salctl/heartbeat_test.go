@@ -14,8 +14,9 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// TestCommand_NoCSC: salctl command to a CSC that is not running says
-// so within seconds, long before its 60 s timeout, and keeps waiting.
+// TestCommand_NoCSC: salctl command -wait to a CSC that is not running
+// says so within seconds, long before its 60 s timeout, on a plain line of
+// salctl's (no raw slog line), and keeps waiting.
 func TestCommand_NoCSC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -35,7 +36,7 @@ func TestCommand_NoCSC(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(&env{ctx: cctx, stdout: &stdout, stderr: &stderr}, []string{"command", "Example:3", "setScalars"})
+		done <- run(&env{ctx: cctx, stdout: &stdout, stderr: &stderr}, []string{"command", "Example:3", "setScalars", "-wait"})
 	}()
 	const hint = "no heartbeat of Example:3 has been seen: is its CSC running?"
 	guard := time.After(20 * time.Second) // a guard: the hint comes 2 s after the command
@@ -56,6 +57,9 @@ func TestCommand_NoCSC(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("the hint ended salctl command: %v", err)
 	default:
+	}
+	if !strings.Contains(stderr.String(), "salctl command: warning: remote: "+hint) || strings.Contains(stderr.String(), "level=") {
+		t.Errorf("the hint is not a plain line of salctl's:\n%s", stderr.String())
 	}
 	stop()
 	<-done

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -44,12 +45,12 @@ func init() {
 		{"list", "[COMPONENT...]", "list the SAL topics that exist on the bus, with their partitions and record counts", listHelp, cmdList},
 		{"echo", "TOPIC...", "print the records of Kafka topics (lsst.sal.C.T or C.T), decoded with their writers' schemas", echoHelp, cmdEcho},
 		{"pub", "COMPONENT TOPIC [JSON]", "write one record (fields as a JSON object; missing fields take their defaults)", pubHelp, cmdPub},
-		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdHz},
-		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.", cmdBw},
+		{"hz", "TOPIC...", "print the publication rate of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdHz},
+		{"bw", "TOPIC...", "print the bandwidth of topics once a second", "-timeout 0 (the default) means no limit; it must not be negative.\n" + listenExitHelp, cmdBw},
 		{"top", "COMPONENT[:INDEX]", "a live view of a component's busiest topics: rate, bandwidth, latency, drops", "", cmdTop},
-		{"command", "COMPONENT[:INDEX] NAME [JSON]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
+		{"command", "COMPONENT[:INDEX] NAME [ARGS]", "send a command and print each acknowledgement as it comes", commandHelp, cmdCommand},
 		{"commander", "COMPONENT[:INDEX]", "an interactive shell that commands a CSC and prints its events, as ts_salobj's CSC commander", commanderHelp, cmdCommander},
-		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state, or drive the CSC to TARGET through the allowed transitions", "-timeout must be > 0.", cmdState},
+		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state and liveness, or drive the CSC to TARGET through the allowed transitions", stateHelp, cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", historyHelp, cmdHistory},
 		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cscHelp, cmdCSC},
 		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", checkSchemaHelp, cmdCheckSchema},
@@ -71,20 +72,45 @@ func usage(w io.Writer) {
 		fmt.Fprintf(tw, "  %s %s\t%s\n", v.name, v.args, v.help)
 	}
 	tw.Flush()
-	fmt.Fprint(w, "\n"+generalHelp+"\n"+cli.ExitStatusHelp)
+	fmt.Fprint(w, "\n"+generalHelp+"\n"+exitStatusTable)
 }
+
+// exitStatusTable is the exit statuses of every verb, in salctl's usage.
+const exitStatusTable = `Exit status, the same for every verb:
+  0    success: command CMD_COMPLETE; state shown with every CSC alive, or
+       TARGET reached; echo, hz, bw: the -n records seen, or without -n at
+       least one by -timeout; history: data found
+  1    failure or timeout: a failed or missing final ack (command, state
+       TARGET); no summaryState within -timeout (state); echo, hz, bw:
+       -timeout before the -n records, or before any; history: no data;
+       check-schema: a change that would break readers
+  2    usage error
+  3    the CSC addressed is not running, from its heartbeat (none within
+       3 s, 15 s for a SAL script): state, command (command -wait sends
+       anyway)
+  130  interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM. A second
+       signal ends the program at once.
+`
+
+// exitStatusHelp is cli.ExitStatusHelp with salctl's status 3.
+const exitStatusHelp = `Exit status: 0 success; 1 failure or timeout; 2 usage error; 3 the CSC
+addressed is not running (no heartbeat within 3 s: state, command); 130
+interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM. A second signal
+ends the program at once.
+`
 
 const historyHelp = `Events: the SDK's late-joiner history, as a Remote sees it. Telemetry and
 commands (which ts_salobj reads no history of): the topic read back with Tap.
 Each sample is printed as JSON, then its enumerated fields with their names
 (summaryState 2 (ENABLED)). On the in-process bus a built-in writer first
 writes two samples per SAL index, with values of their enumerations in the
-enumerated fields.`
+enumerated fields. The exit status is 1 when there is no historical data.`
 
-const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd) or an
-attribute name (evt_x, cmd_x, tel_x). Enumerated values are printed with their
-names: summaryState 2 (ENABLED), ack 303 (CMD_COMPLETE), and the integer fields
-that the XML enumerates.
+const generalHelp = `TOPIC is a SAL name (logevent_x, command_x, a telemetry name, ackcmd), an
+attribute name (evt_x, cmd_x, tel_x) or a bare event or command name
+(summaryState). Enumerated values are printed with their names: summaryState
+2 (ENABLED), ack 303 (CMD_COMPLETE), and the integer fields that the XML
+enumerates.
 
 The bus comes from LSST_KAFKA_BROKER_ADDR and the other LSST_* variables;
 without it, an in-process one, on which the verbs that need another party
@@ -167,7 +193,7 @@ func verbUsage(w io.Writer, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-	fmt.Fprint(w, "\n"+cli.ExitStatusHelp)
+	fmt.Fprint(w, "\n"+exitStatusHelp)
 }
 
 func capitalize(s string) string {
@@ -304,7 +330,9 @@ func parseInstance(defs *salxml.Definitions, s string) (*salxml.Component, int, 
 // in-process one; peer says what this verb does about the in-process case
 // ("" when it needs nobody else).
 func connect(e *env, verb string, defs *salxml.Definitions, verbose bool, peer string, opts ...sal.Option) (*sal.Bus, error) {
-	bus, err := cli.Connect(e.ctx, defs, cli.Logger(e.stderr, verbose), opts...)
+	// The SDK's warnings as salctl prints its other messages.
+	log := slog.New(cli.PlainHandler(e.stderr, "salctl "+verb, verbose))
+	bus, err := cli.Connect(e.ctx, defs, log, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -220,7 +220,8 @@ func TestSalctlConventions(t *testing.T) {
 	t.Parallel()
 	env := baseEnv()
 	r := mustRun(t, env, "salctl", "help")
-	if !strings.Contains(r.stdout, "Exit status: 0 success; 1 failure or timeout; 2 usage error; 130 interrupted\nby SIGINT (Ctrl-C); 143 terminated by SIGTERM.") {
+	if !strings.Contains(r.stdout, "Exit status, the same for every verb:\n  0    success") || !strings.Contains(r.stdout, "\n  2    usage error\n  3    the CSC addressed is not running") ||
+		!strings.Contains(r.stdout, "\n  130  interrupted by SIGINT (Ctrl-C); 143 terminated by SIGTERM.") {
 		t.Errorf("salctl help does not state the exit statuses\n%s", r)
 	}
 	verbs := regexp.MustCompile(`(?m)^  ([a-z-]+) `).FindAllStringSubmatch(r.stdout, -1)

@@ -420,7 +420,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	csc := start(t, shared, "salctl", "csc", "Example:5")
 	csc.waitFor("stderr", regexp.MustCompile(`salctl csc: Example:5 running in STANDBY on `+regexp.QuoteMeta(m[1])))
 	r = mustRun(t, shared, "salctl", "state", "Example:5", "ENABLED")
-	if !regexp.MustCompile(`(?m)^Example:5 summaryState 2 \(ENABLED\), written [\d.]+ s ago by Example:5$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^Example:5 summaryState 2 \(ENABLED\), written [\d.]+ s ago by Example:5; alive \(heartbeat [\d.]+ s ago\)$`).MatchString(r.stdout) {
 		t.Errorf("state Example:5 ENABLED across processes\n%s", r)
 	}
 	r = mustRun(t, shared, "salctl", "command", "Example:5", "setScalars", `{"int0": 5}`, "-json")

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
@@ -73,10 +75,23 @@ func FindComponent(defs *salxml.Definitions, name, tail string) (*salxml.Compone
 // ackcmd) or an attribute name (evt_x, cmd_x, tel_x, ack_ackcmd) with
 // Component.FindTopic, or returns a usage error listing the close matches;
 // with none, it ends "COMPONENT has no topic NAME" with tail.
+//
+// A bare event or command name (summaryState, setScalars) names the event
+// or command, as Component.Lookup takes them; one that names both is a
+// usage error asking for evt_x or cmd_x.
 func FindTopic(c *salxml.Component, name, tail string) (*salxml.Topic, error) {
 	t, err := c.FindTopic(name)
 	if !errors.Is(err, salxml.ErrUnknownTopic) {
 		return t, err
+	}
+	ev, cmd := c.Event(name), c.Command(name)
+	switch {
+	case ev != nil && cmd != nil:
+		return nil, Usagef("%s: %q is both an event and a command: give %s or %s", c.Name, name, ev.AttrName(), cmd.AttrName())
+	case ev != nil:
+		return ev, nil
+	case cmd != nil:
+		return cmd, nil
 	}
 	var cands []string
 	for _, t := range c.Topics {
@@ -100,6 +115,86 @@ func LogHandler(w io.Writer, verbose bool) slog.Handler {
 
 // Logger is a logger with LogHandler's handler.
 func Logger(w io.Writer, verbose bool) *slog.Logger { return slog.New(LogHandler(w, verbose)) }
+
+// PlainHandler logs the SDK's warnings, or with verbose its info
+// messages, as the programs print their other messages: one plain line per
+// record on w, "prefix: warning: message (key=value, ...)" ("error: " for
+// errors, nothing for info), with no time or level= key.
+func PlainHandler(w io.Writer, prefix string, verbose bool) slog.Handler {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelInfo
+	}
+	return &plainHandler{out: &plainOut{w: w}, prefix: prefix, level: level}
+}
+
+type plainOut struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+type plainHandler struct {
+	out    *plainOut
+	prefix string
+	level  slog.Level
+	attrs  []slog.Attr // from WithAttrs, their keys qualified by the groups
+	group  string      // the groups of WithGroup, each followed by "."
+}
+
+func (h *plainHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
+
+func (h *plainHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(h.prefix + ": ")
+	switch {
+	case r.Level >= slog.LevelError:
+		b.WriteString("error: ")
+	case r.Level >= slog.LevelWarn:
+		b.WriteString("warning: ")
+	case r.Level < slog.LevelInfo:
+		b.WriteString("debug: ")
+	}
+	b.WriteString(r.Message)
+	var kv []string
+	add := func(group string, a slog.Attr) {
+		a.Value = a.Value.Resolve()
+		if a.Equal(slog.Attr{}) {
+			return
+		}
+		kv = append(kv, group+a.Key+"="+a.Value.String())
+	}
+	for _, a := range h.attrs {
+		add("", a)
+	}
+	r.Attrs(func(a slog.Attr) bool { add(h.group, a); return true })
+	if len(kv) > 0 {
+		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
+	}
+	b.WriteString("\n")
+	h.out.mu.Lock()
+	defer h.out.mu.Unlock()
+	_, err := io.WriteString(h.out.w, b.String())
+	return err
+}
+
+func (h *plainHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = slices.Clone(h.attrs)
+	for _, a := range as {
+		a.Key = h.group + a.Key
+		c.attrs = append(c.attrs, a)
+	}
+	return &c
+}
+
+func (h *plainHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.group += name + "."
+	return &c
+}
 
 // Connect connects, within a minute, to the bus of the LSST_* variables,
 // or starts an in-process one, with defs and log and then opts.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"regexp"
@@ -30,6 +31,7 @@ func TestStatus(t *testing.T) {
 		{cli.Usagef("bad %s", "flag"), nil, 2, "p: bad flag\nrun 'p -h' for usage\n"},
 		{fmt.Errorf("wrapped: %w", cli.UsageError{Msg: "x"}), nil, 2, "p: wrapped: x\nrun 'p -h' for usage\n"},
 		{errors.New("broken"), nil, 1, "p: broken\n"},
+		{fmt.Errorf("X: %w", cli.NotRunningError{Msg: "not running"}), nil, 3, "p: X: not running\n"},
 		{context.Canceled, os.Interrupt, 130, "p: interrupted\n"},
 		{nil, os.Interrupt, 130, "p: interrupted\n"},
 		{errors.New("half done"), syscall.SIGTERM, 143, "p: half done\np: terminated\n"},
@@ -221,5 +223,36 @@ func TestEnumValues(t *testing.T) {
 		if !slices.Contains([]int32{0, 2, 4, 5}, v) {
 			t.Errorf("arrays.int0 element %d not of its enumeration", v)
 		}
+	}
+}
+
+// TestPlainHandler: the SDK's log records as plain lines of the program's,
+// with no time or level= key.
+func TestPlainHandler(t *testing.T) {
+	var b strings.Builder
+	log := slog.New(cli.PlainHandler(&b, "salctl command", false)).With("remote", "Example:3")
+	log.Info("not shown")
+	log.Warn("remote: no heartbeat", "seqNum", 7)
+	log.WithGroup("g").Error("broken", "k", "v")
+	want := "salctl command: warning: remote: no heartbeat (remote=Example:3, seqNum=7)\n" +
+		"salctl command: error: broken (remote=Example:3, g.k=v)\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestFindTopicBare: a bare event or command name names its topic.
+func TestFindTopicBare(t *testing.T) {
+	c, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"summaryState": "logevent_summaryState", "setScalars": "command_setScalars", "evt_summaryState": "logevent_summaryState", "scalars": "scalars"} {
+		if tp, err := cli.FindTopic(c, name, ""); err != nil || tp.SALName != want {
+			t.Errorf("FindTopic(%q) = %v, %v; want %s", name, tp, err, want)
+		}
+	}
+	if _, err := cli.FindTopic(c, "summaryStat", ""); err == nil || !strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("FindTopic(summaryStat): %v; want a did-you-mean", err)
 	}
 }

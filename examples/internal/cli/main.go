@@ -23,6 +23,7 @@ const (
 	StatusOK          = 0
 	StatusFailure     = 1   // the work failed or timed out
 	StatusUsage       = 2   // a mistake on the command line
+	StatusNotRunning  = 3   // the CSC addressed is not running (no fresh heartbeat)
 	StatusInterrupted = 130 // SIGINT (Ctrl-C): 128 + 2, as a shell reports it
 	StatusTerminated  = 143 // SIGTERM: 128 + 15
 )
@@ -93,10 +94,17 @@ func TrapInterrupt(fn func()) (release func()) {
 	}
 }
 
+// NotRunningError is a CSC that is not running, from its heartbeat:
+// exit status 3 (StatusNotRunning).
+type NotRunningError struct{ Msg string }
+
+func (e NotRunningError) Error() string { return e.Msg }
+
 // Status is the exit status for run's error err, after signal sig (nil:
 // none), and prints err on w after "prog:": 130 or 143 after SIGINT or
 // SIGTERM whatever err is (a cancellation is not printed), else 0 for no
-// error or -h, 2 for a UsageError, 1 for any other.
+// error or -h, 2 for a UsageError, 3 for a NotRunningError, 1 for any
+// other.
 func Status(w io.Writer, prog string, err error, usageHint bool, sig os.Signal) int {
 	if sig != nil {
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, flag.ErrHelp) {
@@ -115,6 +123,10 @@ func Status(w io.Writer, prog string, err error, usageHint bool, sig os.Signal) 
 			fmt.Fprintf(w, "run '%s -h' for usage\n", prog)
 		}
 		return StatusUsage
+	}
+	var nr NotRunningError
+	if errors.As(err, &nr) {
+		return StatusNotRunning
 	}
 	return StatusFailure
 }

@@ -259,3 +259,69 @@ func EnumValues(t *salxml.Topic, enums *Enums, rec map[string]any, pick func(n i
 		}
 	}
 }
+
+// FieldArgs parses the field values of topic t given as words, as the
+// salctl commander takes them: positional values first, in the order of
+// t's fields, then FIELD=VALUE pairs, each parsed with ParseValue (en gives
+// the enumerations, which may be nil). An unknown field is a UsageError
+// naming the close matches.
+func FieldArgs(t *salxml.Topic, en *Enums, words []string) (map[string]any, error) {
+	fields := t.UserFields()
+	var names []string
+	for _, f := range fields {
+		names = append(names, f.Name)
+	}
+	enum := func(f *salxml.Field) *Enum {
+		if en == nil {
+			return nil
+		}
+		return en.Field(t.SALName, f.Name)
+	}
+	m := map[string]any{}
+	npos, keyed := 0, false
+	for _, w := range words {
+		if k, v, ok := strings.Cut(w, "="); ok && isIdent(k) {
+			f := t.Field(k)
+			if f == nil || f.Private {
+				if cl := salxml.Closest(k, names); len(cl) > 0 {
+					return nil, Usagef("%s has no field %q (did you mean %s?)", t.Name(), k, strings.Join(cl, ", "))
+				}
+				return nil, Usagef("%s has no field %q; its fields: %s", t.Name(), k, strings.Join(names, " "))
+			}
+			if _, dup := m[k]; dup {
+				return nil, Usagef("field %s given twice", k)
+			}
+			val, err := ParseValue(f, enum(f), v)
+			if err != nil {
+				return nil, UsageError{err.Error()}
+			}
+			m[k], keyed = val, true
+			continue
+		}
+		if keyed {
+			return nil, Usagef("%q after FIELD=VALUE arguments: give the positional values first", w)
+		}
+		if npos >= len(fields) {
+			return nil, Usagef("%s takes %d values (%s), got %d", t.Name(), len(fields), strings.Join(names, " "), len(words))
+		}
+		f := fields[npos]
+		val, err := ParseValue(f, enum(f), w)
+		if err != nil {
+			return nil, UsageError{err.Error()}
+		}
+		m[f.Name] = val
+		npos++
+	}
+	return m, nil
+}
+
+// isIdent reports whether s is a field name: a letter or _ then letters,
+// digits or _.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
