@@ -672,66 +672,7 @@ func (cm *commander) params(t *salxml.Topic, rest string) (map[string]any, error
 	if err != nil {
 		return nil, err
 	}
-	fields := t.UserFields()
-	var names []string
-	for _, f := range fields {
-		names = append(names, f.Name)
-	}
-	m := map[string]any{}
-	npos, keyed := 0, false
-	for _, w := range words {
-		if k, v, ok := strings.Cut(w, "="); ok && isIdent(k) {
-			f := t.Field(k)
-			if f == nil || f.Private {
-				if cl := salxml.Closest(k, names); len(cl) > 0 {
-					return nil, fmt.Errorf("%s has no field %q (did you mean %s?)", t.Name(), k, strings.Join(cl, ", "))
-				}
-				return nil, fmt.Errorf("%s has no field %q; its fields: %s", t.Name(), k, fieldList(names))
-			}
-			if _, dup := m[k]; dup {
-				return nil, fmt.Errorf("field %s given twice", k)
-			}
-			val, err := cli.ParseValue(f, cm.enums.Field(t.SALName, f.Name), v)
-			if err != nil {
-				return nil, err
-			}
-			m[k], keyed = val, true
-			continue
-		}
-		if keyed {
-			return nil, fmt.Errorf("%q after FIELD=VALUE arguments: give the positional values first", w)
-		}
-		if npos >= len(fields) {
-			return nil, fmt.Errorf("%s takes %d values (%s), got %d", t.Name(), len(fields), fieldList(names), len(words))
-		}
-		f := fields[npos]
-		val, err := cli.ParseValue(f, cm.enums.Field(t.SALName, f.Name), w)
-		if err != nil {
-			return nil, err
-		}
-		m[f.Name] = val
-		npos++
-	}
-	return m, nil
-}
-
-func fieldList(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, " ")
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
+	return cli.FieldArgs(t, cm.enums, words)
 }
 
 // transitions' commands: after one completes, the commander waits for

@@ -286,7 +286,7 @@ func FieldArgs(t *salxml.Topic, en *Enums, words []string) (map[string]any, erro
 				if cl := salxml.Closest(k, names); len(cl) > 0 {
 					return nil, Usagef("%s has no field %q (did you mean %s?)", t.Name(), k, strings.Join(cl, ", "))
 				}
-				return nil, Usagef("%s has no field %q; its fields: %s", t.Name(), k, strings.Join(names, " "))
+				return nil, Usagef("%s has no field %q; its fields: %s", t.Name(), k, fieldList(names))
 			}
 			if _, dup := m[k]; dup {
 				return nil, Usagef("field %s given twice", k)
@@ -302,7 +302,7 @@ func FieldArgs(t *salxml.Topic, en *Enums, words []string) (map[string]any, erro
 			return nil, Usagef("%q after FIELD=VALUE arguments: give the positional values first", w)
 		}
 		if npos >= len(fields) {
-			return nil, Usagef("%s takes %d values (%s), got %d", t.Name(), len(fields), strings.Join(names, " "), len(words))
+			return nil, Usagef("%s takes %d values (%s), got %d", t.Name(), len(fields), fieldList(names), len(words))
 		}
 		f := fields[npos]
 		val, err := ParseValue(f, enum(f), w)
@@ -313,6 +313,14 @@ func FieldArgs(t *salxml.Topic, en *Enums, words []string) (map[string]any, erro
 		npos++
 	}
 	return m, nil
+}
+
+// fieldList is names for a message, or "none".
+func fieldList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, " ")
 }
 
 // isIdent reports whether s is a field name: a letter or _ then letters,
