@@ -3,6 +3,7 @@ package sal_test
 import (
 	"context"
 	"fmt"
+	"go/format"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,11 @@ func readmeExamples(t *testing.T) (examples []*readmeExample, fragments int) {
 		} else if cur == nil {
 			t.Errorf("README.md:%d (section %q): %s comes before any program", b.line, b.section, name)
 			continue
+		}
+		if strings.HasSuffix(name, ".go") {
+			if f, err := format.Source([]byte(b.text)); err != nil || string(f) != b.text {
+				t.Errorf("README.md:%d (section %q): %s is not gofmt-formatted (%v):\n%s", b.line, b.section, name, err, f)
+			}
 		}
 		cur.add(name, b.text)
 	}
