@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +29,14 @@ type Options struct {
 	RegistryPort int
 	// Host to listen on; default 127.0.0.1.
 	Host string
+	// DataDir, when set, keeps the bus in this folder (created if
+	// needed) across restarts: the broker's topics, their ids and records
+	// in KafkaDir (kfake.DataDir), every registered schema with its id in
+	// RegistryFile. Start with a folder used before serves the same bus:
+	// with the same ports too, clients carry on as after a real broker's
+	// restart. Empty (the default): everything is in memory, and a
+	// restart is a new, empty bus. One cluster at a time per folder.
+	DataDir string
 }
 
 // Cluster is a running embedded broker and registry.
@@ -55,17 +65,38 @@ func Start(o Options) (*Cluster, error) {
 		}),
 		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": strconv.Itoa(SegmentBytes)}),
 	}
+	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
+	front := newFastRegistry(reg)
+	if o.DataDir != "" {
+		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("embedded: data folder: %w", err)
+		}
+		path := filepath.Join(o.DataDir, RegistryFile)
+		entries, log, err := openRegistryLog(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := front.load(path, entries); err != nil {
+			log.close()
+			return nil, err
+		}
+		front.log = log
+		kopts = append(kopts, kfake.DataDir(filepath.Join(o.DataDir, KafkaDir)))
+	}
 	kf, err := kfake.NewCluster(kopts...)
 	if err != nil {
+		front.closeLog()
+		if o.DataDir != "" {
+			return nil, fmt.Errorf("embedded: start kafka in %s: %w", filepath.Join(o.DataDir, KafkaDir), err)
+		}
 		return nil, fmt.Errorf("embedded: start kafka: %w", err)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(o.RegistryPort)))
 	if err != nil {
 		kf.Close()
+		front.closeLog()
 		return nil, fmt.Errorf("embedded: start schema registry: %w", err)
 	}
-	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
-	front := newFastRegistry(reg)
 	c := &Cluster{
 		kf:    kf,
 		reg:   reg,
@@ -110,6 +141,7 @@ func (c *Cluster) Close() {
 		_ = c.srv.Close()
 		<-c.done
 		c.reg.Close()
+		c.front.closeLog()
 		c.kf.Close()
 	})
 }
