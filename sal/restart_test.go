@@ -144,3 +144,44 @@ func TestEmbeddedDataDir_RestartRecovers(t *testing.T) {
 		t.Errorf("history int0 values %v (Tap: %v), want [1 2]", seen, err)
 	}
 }
+
+// TestWithEmbeddedDataDir: a Bus on the embedded broker with a data
+// folder finds, connected again on the folder, the events written before.
+func TestWithEmbeddedDataDir(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	connect := func() *sal.Bus {
+		t.Helper()
+		b, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithEmbeddedDataDir(dir), sal.WithSubname("kept"),
+			sal.WithDefinitions(salxml.Embedded()), sal.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := connect()
+	ctrl, err := b.NewController("Example", 1, sal.WithAllowMissing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctrl.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctrl.MustEvent("scalars").Write(ctx, map[string]any{"int0": 7}); err != nil {
+		t.Fatal(err)
+	}
+	ctrl.Close()
+	b.Close()
+
+	b = connect()
+	defer b.Close()
+	r, err := b.NewRemote(ctx, "Example", 1, sal.WithReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if rec := r.MustEvent("scalars").Get(); rec == nil || rec["int0"] != int32(7) {
+		t.Errorf("scalars after the restart: %v, want int0=7", rec)
+	}
+}
