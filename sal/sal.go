@@ -104,7 +104,7 @@ func WithEmbeddedPorts(kafka, registry int) Option {
 // ports too (WithEmbeddedPorts), the clients of other processes carry on
 // as after a real broker's restart. Without it (the default) the bus is in
 // memory: a restart is a new, empty bus, and every client must be
-// restarted. One process at a time per folder.
+// restarted. Connect refuses a folder another bus is using.
 func WithEmbeddedDataDir(dir string) Option {
 	return optFunc(func(s *settings) { s.local.DataDir = dir })
 }

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,4 +125,27 @@ func TestDataDir_RegistryFileDamaged(t *testing.T) {
 			t.Errorf("registry file after the cut-short line:\n%s\nwant the whole line and b's", data)
 		}
 	})
+}
+
+// TestDataDir_OneAtATime: a second cluster on a data folder in use is
+// refused with ErrDataDirInUse naming the folder; the folder is free
+// again once the first is closed.
+func TestDataDir_OneAtATime(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Start(Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2, err := Start(Options{DataDir: dir}); !errors.Is(err, ErrDataDirInUse) || !strings.Contains(err.Error(), dir) {
+		if c2 != nil {
+			c2.Close()
+		}
+		t.Errorf("a second cluster on %s: %v, want ErrDataDirInUse naming the folder", dir, err)
+	}
+	c.Close()
+	c, err = Start(Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("the folder after the first cluster closed: %v", err)
+	}
+	c.Close()
 }
