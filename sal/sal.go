@@ -17,7 +17,7 @@ type Option interface{ apply(*settings) }
 
 type settings struct {
 	cfg      topics.Config
-	embedded bool // force the embedded broker
+	embedded bool             // force the embedded broker
 	local    embedded.Options // the embedded broker's ports and data folder
 }
 
