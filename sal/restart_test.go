@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/sr"
+
 	"github.com/lsst-sal/salgo/internal/embedded"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
@@ -113,8 +115,46 @@ func TestEmbeddedDataDir_RestartRecovers(t *testing.T) {
 	}
 	write(1)
 
+	regAt := func() *sr.Client {
+		cl, err := sr.NewClient(sr.URLs(c.RegistryURL()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cl
+	}
+	subjects, err := regAt().Subjects(ctx)
+	if err != nil || len(subjects) == 0 {
+		t.Fatalf("subjects before the restart: %v, %v", subjects, err)
+	}
+	before := map[string]sr.SubjectSchema{}
+	for _, s := range subjects {
+		if before[s], err = regAt().SchemaByVersion(ctx, s, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	c.Close()
 	c = startAt(t, o)
+	// Before any client registers again, the registry has every schema
+	// under its id; a registration of another program's schema then takes
+	// a new id (on a registry that forgot, it would take one the records
+	// on disk carry).
+	reg := regAt()
+	for s, want := range before {
+		got, err := reg.SchemaByVersion(ctx, s, want.Version)
+		if err != nil || got.ID != want.ID || got.Schema.Schema != want.Schema.Schema {
+			t.Errorf("after the restart, subject %s version %d: id %d, %v; want id %d and the same text", s, want.Version, got.ID, err, want.ID)
+		}
+	}
+	other, err := reg.CreateSchema(ctx, "other-value", sr.Schema{Schema: `{"type":"record","name":"other","fields":[]}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, was := range before {
+		if other.ID == was.ID {
+			t.Errorf("a new schema after the restart took id %d, the id of %s", other.ID, s)
+		}
+	}
 	write(2)
 
 	// A late joiner: the latest sample, and the records from before the
