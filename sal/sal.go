@@ -17,8 +17,8 @@ type Option interface{ apply(*settings) }
 
 type settings struct {
 	cfg      topics.Config
-	embedded bool // force the embedded broker
-	ports    embedded.Options
+	embedded bool             // force the embedded broker
+	local    embedded.Options // the embedded broker's ports and data folder
 }
 
 type optFunc func(*settings)
@@ -94,7 +94,19 @@ func WithEmbedded() Option { return optFunc(func(s *settings) { s.embedded = tru
 // WithEmbeddedPorts sets the loopback ports of the in-process broker and
 // registry (0 picks a free port, the default), for other processes to use.
 func WithEmbeddedPorts(kafka, registry int) Option {
-	return optFunc(func(s *settings) { s.ports.KafkaPort, s.ports.RegistryPort = kafka, registry })
+	return optFunc(func(s *settings) { s.local.KafkaPort, s.local.RegistryPort = kafka, registry })
+}
+
+// WithEmbeddedDataDir keeps the in-process broker's bus in the folder dir
+// (created if needed): its topics, with their ids and records (under
+// dir/kafka), and every registered schema with its id (dir/registry.jsonl).
+// Started again on the same folder, the bus has its history; with the same
+// ports too (WithEmbeddedPorts), the clients of other processes carry on
+// as after a real broker's restart. Without it (the default) the bus is in
+// memory: a restart is a new, empty bus, and every client must be
+// restarted. Connect refuses a folder another bus is using.
+func WithEmbeddedDataDir(dir string) Option {
+	return optFunc(func(s *settings) { s.local.DataDir = dir })
 }
 
 // Bus is a Domain plus, on the embedded default, the in-process broker it
@@ -133,7 +145,7 @@ func Connect(ctx context.Context, opts ...Option) (*Bus, error) {
 	}
 	var local *embedded.Cluster
 	if s.embedded || len(s.cfg.Brokers) == 0 {
-		local, err = embedded.Start(s.ports)
+		local, err = embedded.Start(s.local)
 		if err != nil {
 			return nil, fmt.Errorf("sal: %w", err)
 		}
@@ -141,8 +153,11 @@ func Connect(ctx context.Context, opts ...Option) (*Bus, error) {
 		s.cfg.RegistryURL = local.RegistryURL()
 		s.cfg.Protocol, s.cfg.User, s.cfg.Password, s.cfg.TLS = "", "", "", nil
 		s.cfg.Embedded = true
-		s.cfg.Logger.Info("sal: no Kafka broker configured (LSST_KAFKA_BROKER_ADDR unset): running on an in-process broker and schema registry",
-			"brokers", s.cfg.Brokers, "registry", s.cfg.RegistryURL)
+		attrs := []any{"brokers", s.cfg.Brokers, "registry", s.cfg.RegistryURL}
+		if s.local.DataDir != "" {
+			attrs = append(attrs, "data", s.local.DataDir)
+		}
+		s.cfg.Logger.Info("sal: no Kafka broker configured (LSST_KAFKA_BROKER_ADDR unset): running on an in-process broker and schema registry", attrs...)
 	}
 	d, err := topics.NewDomain(ctx, s.cfg)
 	if err != nil {

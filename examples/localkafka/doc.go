@@ -12,10 +12,16 @@
 // stdout carries only the export lines; everything else goes to stderr.
 // The ports are picked by the system unless -kafka-port or -registry-port
 // fix them (sal.WithEmbeddedPorts), so that the same export lines serve
-// again after a restart:
+// again after a restart.
 //
-//	go run ./examples/localkafka -kafka-port 9092 -registry-port 8081
+// The broker is kfake (franz-go's Kafka in a process) and the registry
+// srfake. Without -data both keep everything in memory: a restart is a
+// new, empty bus, on which the clients of the old one never recover
+// (their topics are gone), so every client must be restarted too. With
+// -data DIR (sal.WithEmbeddedDataDir) the bus is kept in DIR: topics with
+// their ids and records, and every registered schema with its id; with
+// the same ports too, a restart serves the same bus and its clients carry
+// on as after a real broker's restart:
 //
-// The broker is kfake (franz-go's in-memory Kafka) and the registry srfake:
-// both keep everything in memory, and both go away with this process.
+//	go run ./examples/localkafka -data ~/.salbus -kafka-port 9092 -registry-port 8081
 package main

@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	envFile := fs.String("env-file", "", "also write the export lines to this file (to source from other shells)")
 	kafkaPort := fs.Int("kafka-port", 0, "loopback port of the Kafka broker (0: a free port)")
 	registryPort := fs.Int("registry-port", 0, "loopback port of the schema registry (0: a free port)")
+	dataDir := fs.String("data", "", "keep the bus (topics, records, schemas) in this folder across restarts; with fixed ports, clients carry on after a restart (default: in memory, a restart is a new, empty bus)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
 	version := cli.VersionFlag(fs)
 	if err := fs.Parse(args); err != nil {
@@ -73,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// WithEmbedded: a broker of our own even when LSST_KAFKA_BROKER_ADDR
 	// is set in this shell. The definitions do not matter to a broker.
 	bus, err := sal.Connect(cctx, sal.WithEmbedded(), sal.WithEmbeddedPorts(*kafkaPort, *registryPort),
-		sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
+		sal.WithEmbeddedDataDir(*dataDir), sal.WithLogger(log), sal.WithDefinitions(salxml.Embedded()))
 	if err != nil {
 		return err
 	}
@@ -96,8 +97,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, err := io.WriteString(stdout, lines); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "localkafka: Kafka broker on %s and schema registry on %s (in memory); set the variables above in other shells to share this bus; Ctrl-C to stop\n",
-		strings.Join(cfg.Brokers, ","), cfg.RegistryURL)
+	kept := "in memory: a restart is a new, empty bus"
+	if *dataDir != "" {
+		kept = "kept in " + *dataDir
+	}
+	fmt.Fprintf(stderr, "localkafka: Kafka broker on %s and schema registry on %s (%s); set the variables above in other shells to share this bus; Ctrl-C to stop\n",
+		strings.Join(cfg.Brokers, ","), cfg.RegistryURL, kept)
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "localkafka: stopping")
 	return nil

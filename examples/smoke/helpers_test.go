@@ -210,18 +210,26 @@ func (p *proc) dump() string {
 // waitFor waits until a stream holds a match of re, and returns the match.
 func (p *proc) waitFor(stream string, re *regexp.Regexp) []string {
 	p.t.Helper()
+	m, ok := p.tryWaitFor(stream, re)
+	if !ok {
+		p.t.Fatalf("%s exited (%v) before printing %q on %s\n%s", p.name, p.err, re, stream, p.dump())
+	}
+	return m
+}
+
+// tryWaitFor is waitFor, returning false if the process ends first.
+func (p *proc) tryWaitFor(stream string, re *regexp.Regexp) ([]string, bool) {
+	p.t.Helper()
 	deadline := time.After(runTimeout)
 	for {
 		if m := re.FindStringSubmatch(p.text(stream)); m != nil {
-			return m
+			return m, true
 		}
 		select {
 		case <-p.lines:
 		case <-p.done:
-			if m := re.FindStringSubmatch(p.text(stream)); m != nil {
-				return m
-			}
-			p.t.Fatalf("%s exited (%v) before printing %q on %s\n%s", p.name, p.err, re, stream, p.dump())
+			m := re.FindStringSubmatch(p.text(stream))
+			return m, m != nil
 		case <-deadline:
 			p.t.Fatalf("%s: no %q on %s within %s\n%s", p.name, re, stream, runTimeout, p.dump())
 		}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -462,6 +463,44 @@ func TestLocalKafkaPorts(t *testing.T) {
 	}
 	if r = run(t, baseEnv(), "localkafka", "-registry-port", "70000"); r.code != 2 || !strings.Contains(r.stderr, "-registry-port 70000: want a port from 1 to 65535") {
 		t.Errorf("localkafka -registry-port 70000: want exit 2 (usage) and the range\n%s", r)
+	}
+}
+
+// TestLocalKafkaRestart restarts localkafka -data on fixed ports under a
+// running salctl echo: the echo carries on and gets the record published
+// after the restart, at the offset after the one from before it.
+func TestLocalKafkaRestart(t *testing.T) {
+	t.Parallel()
+	args := []string{"-data", t.TempDir(), "-kafka-port", strconv.Itoa(freePort(t)), "-registry-port", strconv.Itoa(freePort(t))}
+	lk := start(t, baseEnv(), "localkafka", args...)
+	m := lk.waitFor("stdout", exportLine)
+	shared := busEnv(m)
+	echo := start(t, shared, "salctl", "echo", "Example.scalars", "-n", "2", "-json")
+	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on lsst\.sal\.Example\.scalars`))
+	r := mustRun(t, shared, "salctl", "pub", "Example", "scalars", `{"int0": 1}`)
+	if !strings.Contains(r.stdout, "to lsst.sal.Example.scalars [0] offset 0") {
+		t.Errorf("pub before the restart\n%s", r)
+	}
+	echo.waitFor("stdout", regexp.MustCompile(`"int0":1,`))
+
+	lk.stop()
+	// The ports of the stopped process may take the kernel a moment to free.
+	for try := 0; ; try++ {
+		lk = start(t, baseEnv(), "localkafka", args...)
+		if _, ok := lk.tryWaitFor("stdout", exportLine); ok {
+			break
+		}
+		if try == 20 || !strings.Contains(lk.text("stderr"), "address already in use") {
+			t.Fatalf("localkafka %s again\n%s", strings.Join(args, " "), lk.dump())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r = mustRun(t, shared, "salctl", "pub", "Example", "scalars", `{"int0": 2}`)
+	if !strings.Contains(r.stdout, "to lsst.sal.Example.scalars [0] offset 1") {
+		t.Errorf("pub after the restart: want offset 1, after the record from before\n%s", r)
+	}
+	if code := echo.wait(); code != 0 || !regexp.MustCompile(`"offset":0,.*"int0":1,(?s:.*)"offset":1,.*"int0":2,`).MatchString(echo.text("stdout")) {
+		t.Errorf("echo across the restart of localkafka -data (exit %d)\n%s\n%s", code, echo.dump(), lk.dump())
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -27,7 +29,20 @@ type Options struct {
 	RegistryPort int
 	// Host to listen on; default 127.0.0.1.
 	Host string
+	// DataDir, when set, keeps the bus in this folder (created if
+	// needed) across restarts: the broker's topics, their ids and records
+	// in KafkaDir (kfake.DataDir), every registered schema with its id in
+	// RegistryFile. Start with a folder used before serves the same bus:
+	// with the same ports too, clients carry on as after a real broker's
+	// restart. Empty (the default): everything is in memory, and a
+	// restart is a new, empty bus. Start refuses a folder another
+	// cluster is using (ErrDataDirInUse).
+	DataDir string
 }
+
+// ErrDataDirInUse: Start was given a data folder another cluster (in
+// this process or another) is using.
+var ErrDataDirInUse = errors.New("in use by another embedded broker (one at a time per folder)")
 
 // Cluster is a running embedded broker and registry.
 type Cluster struct {
@@ -37,6 +52,7 @@ type Cluster struct {
 	srv     *http.Server
 	ln      net.Listener
 	url     string
+	lock    *os.File // the data folder's lock, or nil
 	done    chan struct{}
 	closeMu sync.Once
 }
@@ -55,22 +71,53 @@ func Start(o Options) (*Cluster, error) {
 		}),
 		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": strconv.Itoa(SegmentBytes)}),
 	}
+	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
+	front := newFastRegistry(reg)
+	var lock *os.File
+	if o.DataDir != "" {
+		if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("embedded: data folder: %w", err)
+		}
+		var err error
+		if lock, err = lockDataDir(o.DataDir); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(o.DataDir, RegistryFile)
+		entries, log, err := openRegistryLog(path)
+		if err != nil {
+			lock.Close()
+			return nil, err
+		}
+		if err := front.load(path, entries); err != nil {
+			log.close()
+			lock.Close()
+			return nil, err
+		}
+		front.log = log
+		kopts = append(kopts, kfake.DataDir(filepath.Join(o.DataDir, KafkaDir)))
+	}
 	kf, err := kfake.NewCluster(kopts...)
 	if err != nil {
+		front.closeLog()
+		closeLock(lock)
+		if o.DataDir != "" {
+			return nil, fmt.Errorf("embedded: start kafka in %s: %w", filepath.Join(o.DataDir, KafkaDir), err)
+		}
 		return nil, fmt.Errorf("embedded: start kafka: %w", err)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(o.RegistryPort)))
 	if err != nil {
 		kf.Close()
+		front.closeLog()
+		closeLock(lock)
 		return nil, fmt.Errorf("embedded: start schema registry: %w", err)
 	}
-	reg := srfake.NewRegistry(srfake.WithGlobalCompat(sr.CompatBackward))
-	front := newFastRegistry(reg)
 	c := &Cluster{
 		kf:    kf,
 		reg:   reg,
 		front: front,
 		ln:    ln,
+		lock:  lock,
 		srv:   &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second},
 		url:   "http://" + ln.Addr().String(),
 		done:  make(chan struct{}),
@@ -110,6 +157,14 @@ func (c *Cluster) Close() {
 		_ = c.srv.Close()
 		<-c.done
 		c.reg.Close()
+		c.front.closeLog()
 		c.kf.Close()
+		closeLock(c.lock) // after kfake has written its state
 	})
+}
+
+func closeLock(f *os.File) {
+	if f != nil {
+		_ = f.Close()
+	}
 }

@@ -3,8 +3,11 @@ package embedded
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +36,9 @@ type fastRegistry struct {
 	subjVer   map[string]int // versions given here; -1: srfake numbers the subject
 	nextID    int
 	pending   []seed // given ids, not yet in srfake
+
+	log    *registryLog    // the data folder's RegistryFile, or nil
+	logged map[[2]any]bool // subject and version in log
 }
 
 type seed struct {
@@ -45,6 +51,7 @@ func newFastRegistry(reg *srfake.Registry) *fastRegistry {
 	return &fastRegistry{
 		reg: reg, next: reg.Handler(),
 		bySubText: map[[2]string]int{}, byText: map[string]int{}, subjVer: map[string]int{}, nextID: 1,
+		logged: map[[2]any]bool{},
 	}
 }
 
@@ -71,7 +78,12 @@ func (f *fastRegistry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		f.slow(w, req, body, subject)
 		return
 	}
-	if id, ok := f.register(subject, s); ok {
+	id, ok, err := f.register(subject, s)
+	if err != nil {
+		http.Error(w, `{"error_code":50001,"message":`+strconv.Quote(err.Error())+`}`, http.StatusInternalServerError)
+		return
+	}
+	if ok {
 		w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
 		_ = json.NewEncoder(w).Encode(map[string]int{"id": id})
 		return
@@ -98,27 +110,34 @@ func (f *fastRegistry) flushLocked() {
 }
 
 // register returns the id of s under subject, or false to use srfake.
-func (f *fastRegistry) register(subject string, s sr.Schema) (id int, ok bool) {
+// A new schema is written to the data folder before it is given an id.
+func (f *fastRegistry) register(subject string, s sr.Schema) (id int, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if id, ok := f.bySubText[[2]string{subject, s.Schema}]; ok {
-		return id, true
+		return id, true, nil
 	}
 	if _, ok := f.byText[s.Schema]; ok {
-		return 0, false // same text under another subject: srfake reuses the id
+		return 0, false, nil // same text under another subject: srfake reuses the id
 	}
 	last := f.subjVer[subject]
 	if last < 0 || (last == 0 && f.reg.SubjectExists(subject)) {
-		return 0, false // srfake numbers this subject's versions
+		return 0, false, nil // srfake numbers this subject's versions
 	}
 	id = f.nextID
 	version := last + 1
+	if f.log != nil {
+		if err := f.log.append(schemaEntry{Subject: subject, Version: version, ID: id, Schema: s}); err != nil {
+			return 0, false, err
+		}
+		f.logged[[2]any{subject, version}] = true
+	}
 	f.pending = append(f.pending, seed{subject, version, id, s})
 	f.nextID++
 	f.byText[s.Schema] = id
 	f.bySubText[[2]string{subject, s.Schema}] = id
 	f.subjVer[subject] = version
-	return id, true
+	return id, true, nil
 }
 
 // slow hands the registration to srfake and records its answer; from
@@ -138,6 +157,12 @@ func (f *fastRegistry) slow(w http.ResponseWriter, req *http.Request, body []byt
 		if json.Unmarshal(rec.buf.Bytes(), &out) == nil && out.ID > 0 && out.ID >= f.nextID {
 			f.nextID = out.ID + 1
 		}
+		if out.ID > 0 && f.log != nil {
+			if err := f.logSlow(subject, body); err != nil {
+				http.Error(w, `{"error_code":50001,"message":`+strconv.Quote(err.Error())+`}`, http.StatusInternalServerError)
+				return
+			}
+		}
 	}
 	for k, v := range rec.header {
 		w.Header()[k] = v
@@ -146,6 +171,32 @@ func (f *fastRegistry) slow(w http.ResponseWriter, req *http.Request, body []byt
 		w.WriteHeader(rec.code)
 	}
 	_, _ = w.Write(rec.buf.Bytes())
+}
+
+// logSlow writes to the data folder the version srfake registered (or
+// found) for the schema of body under subject, if not already there. The
+// registration's answer carries only the id: srfake's lookup of the schema
+// under the subject gives the version.
+func (f *fastRegistry) logSlow(subject string, body []byte) error {
+	rec := &recorder{header: http.Header{}}
+	req, err := http.NewRequest(http.MethodPost, "/subjects/"+url.PathEscape(subject), bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("embedded: persist subject %q: %w", subject, err)
+	}
+	req.Header.Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	f.next.ServeHTTP(rec, req)
+	var ss sr.SubjectSchema
+	if (rec.code != 0 && rec.code != http.StatusOK) || json.Unmarshal(rec.buf.Bytes(), &ss) != nil || ss.Version < 1 || ss.ID < 1 {
+		return fmt.Errorf("embedded: persist subject %q: srfake's lookup answered %d %s", subject, rec.code, rec.buf.Bytes())
+	}
+	if f.logged[[2]any{subject, ss.Version}] {
+		return nil
+	}
+	if err := f.log.append(schemaEntry{Subject: subject, Version: ss.Version, ID: ss.ID, Schema: ss.Schema, Srfake: true}); err != nil {
+		return err
+	}
+	f.logged[[2]any{subject, ss.Version}] = true
+	return nil
 }
 
 type recorder struct {
