@@ -256,3 +256,37 @@ func TestFindTopicBare(t *testing.T) {
 		t.Errorf("FindTopic(summaryStat): %v; want a did-you-mean", err)
 	}
 }
+
+// TestEnums_ByDescription: a field that ts_xml links to a file-level
+// enumeration only in its description ("Enabled state; an EnabledState
+// enum.") is named too; a mask ("a LimitsMask enum mask") is not.
+func TestEnums_ByDescription(t *testing.T) {
+	dir := os.Getenv(salxml.EnvDir)
+	if dir == "" {
+		t.Skip("TS_XML_DIR is unset: MTDome is only in ts_xml")
+	}
+	defs, err := salxml.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := defs.Component("MTDome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cli.NewEnums(c)
+	// EnabledState_Disabled, _Enabled, _Fault: numbered from 1, as ts_idl.
+	if got := e.Label("logevent_azEnabled", "state", int32(2)); got != "2 (Enabled)" {
+		t.Errorf("MTDome azEnabled.state 2: %q, want 2 (Enabled)", got)
+	}
+	for _, c := range []struct{ desc, want string }{
+		{"Enabled state; an EnabledState enum.", "EnabledState"},
+		{"Motion state, as an AxisMotionState enum.", "AxisMotionState"},
+		{"The value translates back to the AlarmSeverity enum values.", "AlarmSeverity"},
+		{"Limits, as a LimitsMask enum mask.", ""},
+		{"Enumeration of valid substates", ""},
+	} {
+		if got := cli.DescribedClass(c.desc); got != c.want {
+			t.Errorf("describedClass(%q) = %q, want %q", c.desc, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -64,8 +65,9 @@ func newEnum(source string, entries []salxml.EnumEntry) *Enum {
 //     Python logging levels of logLevel, logMessage and setLogLevel;
 //   - a field-level XML <Enumeration>, with the names as written;
 //   - an integer field named as a file-level enumeration's class
-//     (detailedState and DetailedState, mode and Mode), with the names
-//     without their "Class_" prefix.
+//     (detailedState and DetailedState, mode and Mode), or whose
+//     description names the class ("Enabled state; an EnabledState
+//     enum."), with the names without their "Class_" prefix.
 type Enums struct {
 	fields map[string]*Enum // "topic.field"
 }
@@ -114,16 +116,40 @@ func NewEnums(c *salxml.Component) *Enums {
 			case f.Enumeration != nil && len(f.Enumeration.Entries) > 0:
 				e.fields[key] = newEnum("the field's XML enumeration", f.Enumeration.Entries)
 			case t.Kind != salxml.Ack && classes[strings.ToLower(f.Name)] != nil:
-				cl := classes[strings.ToLower(f.Name)]
-				entries := make([]salxml.EnumEntry, len(cl.Entries))
-				for i, en := range cl.Entries {
-					entries[i] = salxml.EnumEntry{Name: strings.TrimPrefix(en.Name, cl.Class+"_"), Value: en.Value}
-				}
-				e.fields[key] = newEnum("the XML enumeration "+cl.Class, entries)
+				e.fields[key] = classEnum(classes[strings.ToLower(f.Name)])
+			case t.Kind != salxml.Ack && classes[strings.ToLower(describedClass(f.Description))] != nil:
+				e.fields[key] = classEnum(classes[strings.ToLower(describedClass(f.Description))])
 			}
 		}
 	}
 	return e
+}
+
+// classEnum is a file-level enumeration's entries without their
+// "Class_" prefix.
+func classEnum(cl *salxml.Enumeration) *Enum {
+	entries := make([]salxml.EnumEntry, len(cl.Entries))
+	for i, en := range cl.Entries {
+		entries[i] = salxml.EnumEntry{Name: strings.TrimPrefix(en.Name, cl.Class+"_"), Value: en.Value}
+	}
+	return newEnum("the XML enumeration "+cl.Class, entries)
+}
+
+// describedRe finds the enumeration a field's description names, as
+// ts_xml links many fields to a file-level enumeration only in words:
+// "Enabled state; an EnabledState enum.", "Motion state, as an
+// AxisMotionState enum.", "... translates back to the AlarmSeverity enum
+// values." A bit mask ("a LimitsMask enum mask") is not one value of its
+// enumeration, so it is left unnamed.
+var describedRe = regexp.MustCompile(`\b([A-Z][A-Za-z0-9]*) enum\b(\s+mask)?`)
+
+// describedClass is the enumeration class a description names, or "".
+func describedClass(desc string) string {
+	m := describedRe.FindStringSubmatch(desc)
+	if m == nil || m[2] != "" {
+		return ""
+	}
+	return m[1]
 }
 
 // Field returns the enumeration of a field, or nil.

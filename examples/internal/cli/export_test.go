@@ -1,0 +1,4 @@
+package cli
+
+// DescribedClass is describedClass, for tests.
+var DescribedClass = describedClass
