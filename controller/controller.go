@@ -166,6 +166,7 @@ type Controller struct {
 	closeOnce sync.Once
 	finished  chan struct{} // closed when Close has finished
 	unreg     func()        // leaves the Domain's list of what its Close closes
+	unflush   func()        // leaves the Domain's list of what its Flush waits for
 
 	concurrent atomic.Int64 // handlers of Concurrent commands running
 
@@ -247,6 +248,7 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 		cancel()
 		return nil, err
 	}
+	c.unflush = bus.OnFlush(d, c.logs.drain)
 	return c, nil
 }
 
@@ -620,6 +622,9 @@ func (c *Controller) Close() {
 		c.in.Close()
 		if c.unreg != nil {
 			c.unreg()
+		}
+		if c.unflush != nil {
+			c.unflush()
 		}
 		close(c.finished)
 	})

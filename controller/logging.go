@@ -101,11 +101,16 @@ type logSink struct {
 	mu      sync.Mutex
 	started bool
 	stopped bool
-	early   []map[string]any
-	q       chan map[string]any
-	done    chan struct{}
-	cancel  context.CancelFunc // ends the write under way (stop)
-	ctx     context.Context
+	// queued and finished count the records given to the writer and
+	// those it is done with (written or not); progress is closed and
+	// replaced each time finished grows (see drain).
+	queued, finished uint64
+	progress         chan struct{}
+	early            []map[string]any
+	q                chan map[string]any
+	done             chan struct{}
+	cancel           context.CancelFunc // ends the write under way (stop)
+	ctx              context.Context
 }
 
 const maxEarly = 10
@@ -189,6 +194,7 @@ func (s *logSink) publish(rec map[string]any) {
 func (s *logSink) enqueueLocked(rec map[string]any) {
 	select {
 	case s.q <- rec:
+		s.queued++
 	default:
 		s.dropped.Add(1)
 		s.c.rl.Log(slog.LevelWarn, "logMessage-dropped", "controller: logMessage dropped: the queue of records to write is full (is the broker away?)",
@@ -205,7 +211,37 @@ func (s *logSink) loop(q <-chan map[string]any, done chan<- struct{}) {
 		if err != nil {
 			s.notWritten(err)
 		}
+		s.mu.Lock()
+		s.finished++
+		if s.progress != nil {
+			close(s.progress)
+			s.progress = nil
+		}
+		s.mu.Unlock()
 	}
+}
+
+// drain waits until the writer is done with every record queued before
+// the call (Domain.Flush calls it, so that a flush covers the logMessages
+// logged before it), or ctx ends. A stopped sink has nothing to wait for.
+func (s *logSink) drain(ctx context.Context) error {
+	s.mu.Lock()
+	target := s.queued
+	for s.started && !s.stopped && s.finished < target {
+		if s.progress == nil {
+			s.progress = make(chan struct{})
+		}
+		ch := s.progress
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		s.mu.Lock()
+	}
+	s.mu.Unlock()
+	return nil
 }
 
 // notWritten counts a record whose write failed or was not confirmed in

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lsst-sal/salgo/controller"
@@ -118,5 +119,45 @@ func TestLogMessage_BeforeStart(t *testing.T) {
 	command(t, r, "setLogLevel", map[string]any{"level": 30})
 	if rec, err := ll.Next(ctx); err != nil || rec["level"] != int32(30) {
 		t.Errorf("logLevel after an unchanged level, then 30: %v %v (want 30: an unchanged level is not written)", rec, err)
+	}
+}
+
+// TestLog_FlushCoversQueued: Domain.Flush (sal.Bus.Flush) returns only
+// once the logMessages logged before it are written, as the records
+// written directly are: a test that flushes and then reads the bus sees
+// them. The log writer's queue used to be outside the flush.
+func TestLog_FlushCoversQueued(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	release := make(chan struct{})
+	var written atomic.Int32
+	controller.SetLogWrite(c, func(ctx context.Context, _ map[string]any) error {
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		written.Add(1)
+		return nil
+	})
+	if err := c.Start(testbus.Ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	for i := range n {
+		c.Logger().Warn("queued", "i", i)
+	}
+	flushed := make(chan error, 1)
+	go func() { flushed <- d.Flush(testbus.Ctx(t)) }()
+	close(release)
+	if err := <-flushed; err != nil {
+		t.Fatal(err)
+	}
+	if got := written.Load(); got != n {
+		t.Errorf("Flush returned with %d of the %d logMessages logged before it written", got, n)
 	}
 }

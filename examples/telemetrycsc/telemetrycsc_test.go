@@ -12,10 +12,16 @@ import (
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
+// opts puts the CSC on a bus with the program's own definitions (the
+// embedded Example component, also when TS_XML_DIR is set).
+func opts(csc ...sal.CSCOption) saltest.Options {
+	return saltest.Options{Index: 1, Bus: Spec().Bus, CSC: csc}
+}
+
 // TestTelemetryLoop: in simulation, the first sample follows summaryState
 // ENABLED and the samples count up; after disable none follows DISABLED.
 func TestTelemetryLoop(t *testing.T) {
-	h := saltest.NewCSC(t, Spec().Maker(), saltest.Options{Index: 1, CSC: []sal.CSCOption{sal.WithSimulationMode(1)}})
+	h := saltest.NewCSC(t, Spec().Maker(), opts(sal.WithSimulationMode(1)))
 	ctx := context.Background()
 	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Enabled, ""); err != nil {
 		t.Fatal(err)
@@ -41,7 +47,7 @@ func TestTelemetryLoop(t *testing.T) {
 // TestNoSensor: in simulation mode 0 the loop's first reading fails, and
 // the CSC goes to FAULT with errorCode 1 and the reading's error.
 func TestNoSensor(t *testing.T) {
-	h := saltest.NewCSC(t, Spec().Maker(), saltest.Options{Index: 1})
+	h := saltest.NewCSC(t, Spec().Maker(), opts())
 	_, err := sal.SetSummaryState(context.Background(), h.Remote, sal.Enabled, "")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package bus
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // The ranks of OnClose: Domain.Close closes what was registered rank by
 // rank, lowest first, and within a rank the newest first.
@@ -68,5 +71,26 @@ func (d *Domain) closeRoles() {
 	})
 	for _, c := range cs {
 		c.fn()
+	}
+}
+
+type flusher struct{ fn func(context.Context) error }
+
+// OnFlush registers fn, which waits until the records a role on d has
+// queued to write itself are written (a Controller's logMessages), for
+// Domain.Flush to call before it flushes the producer. The returned
+// function unregisters it.
+func OnFlush(d *Domain, fn func(context.Context) error) (unregister func()) {
+	f := &flusher{fn: fn}
+	d.mu.Lock()
+	if d.flushers == nil {
+		d.flushers = map[*flusher]struct{}{}
+	}
+	d.flushers[f] = struct{}{}
+	d.mu.Unlock()
+	return func() {
+		d.mu.Lock()
+		delete(d.flushers, f)
+		d.mu.Unlock()
 	}
 }

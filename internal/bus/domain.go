@@ -39,6 +39,7 @@ type Domain struct {
 	instances map[*Instance]struct{}
 	closers   map[*closer]struct{} // see OnClose
 	closerSeq uint64
+	flushers  map[*flusher]struct{} // see OnFlush
 }
 
 // NewDomain connects to the brokers of cfg and checks that one answers
@@ -260,8 +261,21 @@ func (d *Domain) register(ctx context.Context, t *salxml.Topic) (int32, error) {
 	return int32(id), nil
 }
 
-// Flush waits until every record written so far is acknowledged by the broker.
+// Flush waits until every record written so far is acknowledged by the
+// broker, the records that roles on d have queued to write themselves
+// (a Controller's logMessages) included.
 func (d *Domain) Flush(ctx context.Context) error {
+	d.mu.Lock()
+	fs := make([]*flusher, 0, len(d.flushers))
+	for f := range d.flushers {
+		fs = append(fs, f)
+	}
+	d.mu.Unlock()
+	for _, f := range fs {
+		if err := f.fn(ctx); err != nil {
+			return fmt.Errorf("topics: flush: %w", err)
+		}
+	}
 	if err := d.prod.Flush(ctx); err != nil {
 		return fmt.Errorf("topics: flush: %w", err)
 	}
