@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -884,7 +883,9 @@ func (s *CSC) goOffline(ctx context.Context) error {
 		}
 	}
 	// Forced: an exitControl cut short by the abort may have set OFFLINE
-	// in the event's data without writing it.
+	// in the event's data without writing it. The loops stop first, as
+	// report stops them before it writes a state.
+	s.syncLoops(ctx, Offline)
 	if err := s.write(ctx, "summaryState", map[string]any{"summaryState": int32(Offline)}, true); err != nil {
 		s.c.logger.Error("could not write summaryState OFFLINE: " + err.Error())
 		return err
@@ -934,8 +935,8 @@ func (s *CSC) close(err error, offline func(), fromStart bool) {
 	s.syncLoops(context.Background(), Offline) // stopped, waited for
 	if hook := s.cfg.Hooks.Close; hook != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.CloseTimeout)
-		if herr := s.callClose(ctx, hook); herr != nil {
-			s.c.logger.Error("Controller.close_tasks failed; close continues", slog.String(tracebackAttr, errorDetail(herr)))
+		if herr := recovered(func() error { return hook(ctx) }); herr != nil {
+			s.c.logger.Error("Controller.close_tasks failed; close continues", slog.String(tracebackAttr, detail(herr)))
 		}
 		cancel()
 	}
@@ -946,16 +947,6 @@ func (s *CSC) close(err error, offline func(), fromStart bool) {
 	}
 	s.unreg()
 	s.finish(err)
-}
-
-// callClose runs the Close hook; a panic becomes its error.
-func (s *CSC) callClose(ctx context.Context, hook func(context.Context) error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("close hook panicked: %v\n%s", p, debug.Stack())
-		}
-	}()
-	return hook(ctx)
 }
 
 // checkDuplicate looks for another running instance as the reference

@@ -1,7 +1,6 @@
 package controller_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -219,7 +218,7 @@ func TestHostile_FullProducer(t *testing.T) {
 	}
 	const maxBuffered = 3
 	cfg.KafkaProducer = map[string]any{"queue.buffering.max.messages": maxBuffered}
-	var logs syncBuffer
+	var logs testbus.SyncBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	d := testbus.Connect(t, cfg)
 
@@ -373,24 +372,6 @@ func topicIDs(t *testing.T, brokers []string, parts ...string) map[[16]byte]bool
 		t.Fatalf("no topics named with %q found", parts)
 	}
 	return ids
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestHostile_HugeErrorText: a handler whose error quotes 2 MiB of what

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -35,10 +34,10 @@ type loopKey struct{}
 //     written, and when the CSC closes: fn's ctx is cancelled and the loop
 //     is waited for, so no sample follows the state that stopped it;
 //   - an error fn returns (other than its ctx's), or a panic, sends the CSC
-//     to FAULT with code and "<name> failed: <error>", from the loop itself
-//     and without a deadlock (the stop this causes does not wait for the
-//     loop that called it). The loop then ends; it starts again at the next
-//     ENABLED.
+//     to FAULT with code and "<name> failed: <error>" (a panic's stack is
+//     the traceback), from the loop itself and without a deadlock (the
+//     stop this causes does not wait for the loop that called it). The
+//     loop then ends; it starts again at the next ENABLED.
 //
 // fn's first call is at once, then every period (a late call is not made
 // up: the ticker drops ticks). Loop must be called before Start.
@@ -104,11 +103,11 @@ func (s *CSC) runLoop(ctx context.Context, l *loop) {
 	t := time.NewTicker(l.period)
 	defer t.Stop()
 	for {
-		err := callLoop(ctx, l.fn)
+		err := recovered(func() error { return l.fn(ctx) })
 		if err != nil && ctx.Err() == nil {
 			// The CSC's own context without the loop's cancel: the
 			// Fault's writes and hook must not end with this loop.
-			s.Fault(context.WithoutCancel(ctx), l.code, fmt.Sprintf("%s failed: %v", l.name, err), errorDetail(err))
+			s.Fault(context.WithoutCancel(ctx), l.code, fmt.Sprintf("%s failed: %v", l.name, err), detail(err))
 			return
 		}
 		select {
@@ -117,14 +116,4 @@ func (s *CSC) runLoop(ctx context.Context, l *loop) {
 		case <-t.C:
 		}
 	}
-}
-
-// callLoop runs fn; a panic becomes its error.
-func callLoop(ctx context.Context, fn func(context.Context) error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-		}
-	}()
-	return fn(ctx)
 }

@@ -727,7 +727,11 @@ func (s *Script) doConfigure(ctx context.Context, cmd *Command) error {
 }
 
 // call runs a hook; a panic becomes an error with its stack.
-func (s *Script) call(f func() error) (err error) {
+func (s *Script) call(f func() error) error { return recovered(f) }
+
+// recovered runs f; a panic becomes a *panicError with its stack (detail
+// gives the stack as the traceback).
+func recovered(f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &panicError{value: p, stack: string(debug.Stack())}

@@ -40,6 +40,27 @@ func shared(t *testing.T) []Option {
 		WithDefinitions(salxml.Embedded()), WithLogger(quietLogger())}
 }
 
+// runnerPeer is the test's side of a runner test: the shared broker's
+// options (for the runner's RunSpec.Bus), a bus on them, a Remote of
+// Example:index and a context of a minute, all ended by t.Cleanup.
+func runnerPeer(t *testing.T, index int) ([]Option, *Bus, *Remote, context.Context) {
+	t.Helper()
+	opts := shared(t)
+	b, err := Connect(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	r, err := b.NewRemote(ctx, "Example", index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	return opts, b, r, ctx
+}
+
 type runResult struct {
 	code           int
 	stdout, stderr string
@@ -94,19 +115,7 @@ func TestRunCSC_CommandLine(t *testing.T) {
 // reaches the initial state, and on a signal writes OFFLINE and exits 0;
 // after exitControl it exits 0 too.
 func TestRunCSC_SignalGoesOffline(t *testing.T) {
-	opts := shared(t)
-	b, err := Connect(context.Background(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := b.NewRemote(ctx, "Example", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	opts, _, r, ctx := runnerPeer(t, 3)
 	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample, StateFlag: true, Bus: opts}
 	signal, send := context.WithCancel(ctx)
 	var res runResult
@@ -193,19 +202,7 @@ func TestRunCSC_ConfigFlags(t *testing.T) {
 			},
 		})}, opts...)...)
 	}
-	opts := shared(t)
-	b, err := Connect(context.Background(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := b.NewRemote(ctx, "Example", 6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	opts, _, r, ctx := runnerPeer(t, 6)
 	signal, send := context.WithCancel(ctx)
 	var res runResult
 	var wg sync.WaitGroup
@@ -301,19 +298,7 @@ func TestRunCSC_NeedsBroker(t *testing.T) {
 // declares the modes (issue 30, item 9): --simulate makes a CSC whose
 // maker declares none, in simulation mode 1.
 func TestRunCSC_SimulationModesOnce(t *testing.T) {
-	opts := shared(t)
-	b, err := Connect(context.Background(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := b.NewRemote(ctx, "Example", 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	opts, b, r, ctx := runnerPeer(t, 7)
 	spec := RunSpec{Name: "ExampleCsc", Component: "Example", Version: "2.0", Make: makeExample, ValidSimulationModes: []int32{0, 1}, Bus: opts}
 	signal, send := context.WithCancel(ctx)
 	wait, ended := context.WithCancel(ctx)
@@ -365,19 +350,7 @@ func TestReplaceLevel(t *testing.T) {
 // "closed" error is the CSC ending by itself, not a failure. It exited 1
 // printing "controller: start Example:5: sal: closed" (seen in CI).
 func TestRunCSC_ExitControlDuringStart(t *testing.T) {
-	opts := shared(t)
-	b, err := Connect(context.Background(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := b.NewRemote(ctx, "Example", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	opts, _, r, ctx := runnerPeer(t, 5)
 	var first atomic.Bool
 	make := func(bb *Bus, index int, o ...CSCOption) (*CSC, error) {
 		return makeExample(bb, index, append(o, WithHooks(Hooks{SummaryState: func(hctx context.Context, s State) error {

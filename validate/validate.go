@@ -266,6 +266,30 @@ func (v *Validator) Values(rec map[string]any, vals []any, known []bool) bool {
 // slices Values takes).
 func (v *Validator) NumFields() int { return len(v.fields) }
 
+// Field checks one value of the named field by Validate's rules (type,
+// range, array length, string bound and UTF-8) and returns it in the
+// field's canonical Go type. The error is a join of *FieldError, as
+// Validate's; a name that is not a field is ErrUnknownField.
+func (v *Validator) Field(name string, val any) (any, error) {
+	i, ok := v.index[name]
+	if !ok {
+		return nil, errors.Join(v.unknownError(name, val))
+	}
+	f := &v.fields[i]
+	if f.valid(val) {
+		return val, nil
+	}
+	var errs []error
+	nv, changed := v.fix(f, val, false, &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if changed {
+		return nv, nil
+	}
+	return val, nil
+}
+
 // FieldIndex returns the index of the named field in field order, or -1.
 func (v *Validator) FieldIndex(name string) int {
 	if i, ok := v.index[name]; ok {

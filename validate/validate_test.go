@@ -828,3 +828,25 @@ func TestRandom_IsValid(t *testing.T) {
 		}
 	}
 }
+
+// TestValidator_Field: one value is checked by Validate's rules and
+// returned in the canonical type; a wrong type, a range and an unknown
+// name are errors matching their sentinels.
+func TestValidator_Field(t *testing.T) {
+	v := validate.Compile(scalarsTopic())
+	if got, err := v.Field("short0", 7); err != nil || got != int16(7) {
+		t.Errorf("short0 7: %v %v, want int16(7)", got, err)
+	}
+	if got, err := v.Field("double0", 2.5); err != nil || got != 2.5 {
+		t.Errorf("double0 2.5: %v %v", got, err)
+	}
+	for _, c := range []struct {
+		name string
+		val  any
+		rule error
+	}{{"short0", "x", validate.ErrType}, {"short0", 1 << 20, validate.ErrRange}, {"nope", 1, validate.ErrUnknownField}, {"string0", 3, validate.ErrType}} {
+		if _, err := v.Field(c.name, c.val); !errors.Is(err, c.rule) {
+			t.Errorf("%s %v: %v, want %v", c.name, c.val, err, c.rule)
+		}
+	}
+}

@@ -151,19 +151,9 @@ func cmdCommander(e *env, args []string) error {
 	return cm.loop(e.ctx, in, terminal, *stop)
 }
 
-// heartbeatInterval is how often the component writes its heartbeat: a
-// CSC every second, a SAL script every 5 s (salobj's BaseScript), its
-// first one interval after it starts. The banner waits up to an interval
-// and a second for one, and calls older than 3 intervals stale.
-func heartbeatInterval(c *salxml.Component) time.Duration {
-	if c.Name == "Script" {
-		return 5 * time.Second
-	}
-	return time.Second
-}
-
 // liveness says whether the CSC is running, from its heartbeat: waits
-// for one if none was seen yet.
+// for one if none was seen yet (up to an interval and a second), and
+// calls one older than 3 intervals (heartbeatBoundOf) stale.
 func (cm *commander) liveness(ctx context.Context) string {
 	interval := heartbeatInterval(cm.comp)
 	wait := interval + time.Second
@@ -176,7 +166,7 @@ func (cm *commander) liveness(ctx context.Context) string {
 	switch {
 	case !ok:
 		return fmt.Sprintf("no heartbeat seen in %s: is the CSC running?", wait)
-	case age > 3*interval:
+	case age > heartbeatBoundOf(cm.comp):
 		return fmt.Sprintf("newest heartbeat %s old: is the CSC running?", age.Round(time.Second))
 	}
 	return fmt.Sprintf("heartbeat seen %.1f s ago", age.Seconds())

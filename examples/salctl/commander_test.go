@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/examples/internal/lineedit"
+	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -160,24 +161,6 @@ func TestCommanderFilter(t *testing.T) {
 	}
 }
 
-// syncBuffer is a strings.Builder safe for the commander's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestCommanderScript drives the commander from a script on the
 // in-process bus, against its built-in CSC: the state transitions with
 // their summaryState events, a command with fields, a refused command,
@@ -195,7 +178,7 @@ func TestCommanderScript(t *testing.T) {
 		"exit",
 		"never run",
 	}, "\n")
-	var out, errs syncBuffer
+	var out, errs testbus.SyncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := &env{ctx: ctx, stdin: strings.NewReader(script), stdout: &out, stderr: &errs}
@@ -229,7 +212,7 @@ func TestCommanderScript(t *testing.T) {
 	}
 
 	// -e stops at the first failure.
-	out, errs = syncBuffer{}, syncBuffer{}
+	out, errs = testbus.SyncBuffer{}, testbus.SyncBuffer{}
 	e = &env{ctx: ctx, stdin: strings.NewReader("enable\nstart\n"), stdout: &out, stderr: &errs}
 	err = run(e, []string{"commander", "Example:1", "-e", "-filter", "-all"})
 	if err == nil || !strings.Contains(err.Error(), "line 1 failed (-e): enable") || strings.Contains(out.String(), "> start") {
@@ -291,9 +274,9 @@ func (f *fakeTerminal) Close() error {
 
 func (f *fakeTerminal) typeLine(line string) { f.typed <- typedLine{line: line} }
 
-// watchBuffer is a syncBuffer that tells when it is written to.
+// watchBuffer is a testbus.SyncBuffer that tells when it is written to.
 type watchBuffer struct {
-	syncBuffer
+	testbus.SyncBuffer
 	mu      sync.Mutex
 	changed chan struct{}
 }
@@ -301,7 +284,7 @@ type watchBuffer struct {
 func newWatchBuffer() *watchBuffer { return &watchBuffer{changed: make(chan struct{})} }
 
 func (w *watchBuffer) Write(p []byte) (int, error) {
-	n, err := w.syncBuffer.Write(p)
+	n, err := w.SyncBuffer.Write(p)
 	w.mu.Lock()
 	close(w.changed)
 	w.changed = make(chan struct{})
@@ -530,7 +513,7 @@ func TestCommanderScriptResume(t *testing.T) {
 	t.Setenv(topics.EnvSubname, broker.Config().Subname)
 
 	term := newFakeTerminal()
-	var errs syncBuffer
+	var errs testbus.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: &errs}

@@ -15,24 +15,23 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// heartbeatBound is how long state and command wait for a heartbeat of
-// the CSC written after they started (three heartbeat intervals of a
-// CSC's default 1 s, as ts_salobj allows) before they call it not
-// running. A heartbeat read from history does not count: a CSC killed a
-// moment ago left a recent one. A SAL script writes its heartbeat every
-// 5 s (ts_salobj's BaseScript HEARTBEAT_INTERVAL): scriptHeartbeatBound.
-const (
-	heartbeatBound       = 3 * time.Second
-	scriptHeartbeatBound = 3 * 5 * time.Second
-)
-
-// heartbeatBoundOf is the bound for component c.
-func heartbeatBoundOf(c *salxml.Component) time.Duration {
+// heartbeatInterval is how often the component writes its heartbeat: a
+// CSC every second (sal.WithHeartbeatInterval's default), a SAL script
+// every 5 s (ts_salobj's BaseScript HEARTBEAT_INTERVAL), its first one
+// interval after it starts.
+func heartbeatInterval(c *salxml.Component) time.Duration {
 	if c.Name == "Script" {
-		return scriptHeartbeatBound
+		return 5 * time.Second
 	}
-	return heartbeatBound
+	return time.Second
 }
+
+// heartbeatBoundOf is how long state and command wait for a heartbeat of
+// c written after they started before they call it not running: three
+// heartbeat intervals, as ts_salobj allows (3 s for a CSC, 15 s for a
+// script). A heartbeat read from history does not count: a CSC killed a
+// moment ago left a recent one.
+func heartbeatBoundOf(c *salxml.Component) time.Duration { return 3 * heartbeatInterval(c) }
 
 // liveness is what the heartbeats of a component say about its
 // instances, by SAL index (0 for a component that is not indexed).

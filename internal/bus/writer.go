@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -341,73 +342,21 @@ func (w *Writer) given(rec map[string]any) error {
 }
 
 // stampedValue checks a value given for a field the writer stamps with
-// stamp: it must be of a type that can hold the field (any number for a
-// time stamp, an integer for an integer, a string for a string), and a
-// salIndex must be the writer's index. The writer's stamp replaces it
-// anyway; a value that could not be the field's is a mistake worth
-// reporting, not overwriting in silence. A salIndex of 0 is the field's
-// default (a record from Writer.New), stamped without a word.
+// stamp, by the validator's own rules (validate.Validator.Field): one of a
+// type that cannot hold the field is an error, and a salIndex must be the
+// writer's index. The writer's stamp replaces it anyway; a value that
+// could not be the field's is a mistake worth reporting, not overwriting
+// in silence. A salIndex of 0 is the field's default (a record from
+// Writer.New), stamped without a word.
 func (w *Writer) stampedValue(k string, got, stamp any) error {
-	var ok bool
-	switch stamp.(type) {
-	case float64:
-		ok = isNumber(got)
-	case int32:
-		var n int64
-		n, ok = integer(got)
-		if ok && k == "salIndex" && n != 0 && n != int64(stamp.(int32)) { // 0: the default (Writer.New), not a choice
-			return fmt.Errorf("topics: write %s: field salIndex: %w: %v given, the writer's index is %d", w.topic, ErrWrongIndex, got, stamp)
-		}
-	case string:
-		_, ok = got.(string)
-	default:
-		ok = true
-	}
-	if !ok {
+	v, err := w.val.Field(k, got)
+	switch {
+	case errors.Is(err, validate.ErrType) || errors.Is(err, validate.ErrNull):
 		return fmt.Errorf("topics: write %s: field %s: %w: %T %v given for a %T field that the writer stamps", w.topic, k, validate.ErrType, got, got, stamp)
+	case k == "salIndex" && (err != nil || v != int32(0) && v != stamp): // err: out of range
+		return fmt.Errorf("topics: write %s: field salIndex: %w: %v given, the writer's index is %d", w.topic, ErrWrongIndex, got, stamp)
 	}
 	return nil
-}
-
-// isNumber reports whether v is a Go number.
-func isNumber(v any) bool {
-	switch v.(type) {
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
-		return true
-	}
-	return false
-}
-
-// integer returns v as an int64 if it is an integer, or a float that
-// holds one (as JSON decodes numbers).
-func integer(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint:
-		return int64(x), x <= math.MaxInt64
-	case uint64:
-		return int64(x), x <= math.MaxInt64
-	case float64:
-		return int64(x), x == math.Trunc(x) && math.Abs(x) < 1<<53
-	case float32:
-		return int64(x), float64(x) == math.Trunc(float64(x)) && math.Abs(float64(x)) < 1<<24
-	}
-	return 0, false
 }
 
 // stamp stores v under k, and as vals[i] if i >= 0.

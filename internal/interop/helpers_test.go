@@ -25,6 +25,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -117,28 +118,10 @@ func subname(t testing.TB) string {
 	return fmt.Sprintf("%s_%s_%d", base, name, time.Now().UnixNano()%1e9)
 }
 
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testLogger logs at debug level into a buffer (returned, to look for
 // secrets) and, with SALGO_TEST_LOG set, to stderr too.
-func testLogger() (*slog.Logger, *syncBuffer) {
-	buf := &syncBuffer{}
+func testLogger() (*slog.Logger, *testbus.SyncBuffer) {
+	buf := &testbus.SyncBuffer{}
 	var w io.Writer = buf
 	if os.Getenv("SALGO_TEST_LOG") != "" {
 		w = io.MultiWriter(buf, os.Stderr)

@@ -233,3 +233,23 @@ func SilentServer(t testing.TB) string {
 	})
 	return "http://" + ln.Addr().String()
 }
+
+// SyncBuffer is a bytes.Buffer that a logger's (or a program's) several
+// goroutines and a test may use at once.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
