@@ -439,26 +439,9 @@ func CheckMain(t testing.TB, o MainOptions) {
 	}
 	args = append(args, o.Args...)
 	cmd := exec.Command(o.Command[0], args...)
-	cfg := b.Config()
-	cmd.Env = append(os.Environ(),
-		sal.EnvBroker+"="+strings.Join(cfg.Brokers, ","),
-		sal.EnvRegistry+"="+cfg.RegistryURL,
-		sal.EnvSubname+"="+cfg.Subname)
-	cmd.Env = append(cmd.Env, o.Env...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	started := sal.TAI()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("saltest: start %s: %v", o.Command[0], err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	p := startProgram(t, cmd, b, o.Env...)
+	defer p.stop()
 	def := o.DefaultState
 	if def == 0 {
 		def = sal.Standby
@@ -483,9 +466,9 @@ func CheckMain(t testing.TB, o MainOptions) {
 		t.Fatalf("saltest: SIGTERM: %v", err)
 	}
 	select {
-	case err := <-exited:
+	case err := <-p.exited:
 		if err != nil {
-			t.Errorf("%s exited after SIGTERM: %v\nstderr:\n%s", o.Command[0], err, stderr.String())
+			t.Errorf("%s exited after SIGTERM: %v\nstderr:\n%s", o.Command[0], err, p.stderr.String())
 		}
 	case <-ctx.Done():
 		t.Fatalf("%s still running after SIGTERM", o.Command[0])
@@ -538,5 +521,38 @@ func CheckConfigFiles(t testing.TB, schema []byte, dir string) {
 				t.Errorf("Failed on config_dir=%s, schema_version=%q, site_file=%q, override_file=%q: %v", dir, c.SchemaVersion(), site, ov, err)
 			}
 		}
+	}
+}
+
+// program is a program a check started: its stderr and Wait's result.
+type program struct {
+	cmd    *exec.Cmd
+	stderr strings.Builder
+	exited chan error
+}
+
+// startProgram starts cmd with bus b's LSST_* variables, then env, in its
+// environment; stop kills and reaps it unless it has exited already.
+func startProgram(t testing.TB, cmd *exec.Cmd, b *sal.Bus, env ...string) *program {
+	t.Helper()
+	cfg := b.Config()
+	cmd.Env = append(append(os.Environ(),
+		sal.EnvBroker+"="+strings.Join(cfg.Brokers, ","),
+		sal.EnvRegistry+"="+cfg.RegistryURL,
+		sal.EnvSubname+"="+cfg.Subname), env...)
+	p := &program{cmd: cmd, exited: make(chan error, 1)}
+	cmd.Stderr = &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("saltest: start %s: %v", cmd.Args[0], err)
+	}
+	go func() { p.exited <- cmd.Wait() }()
+	return p
+}
+
+// stop kills the program unless it has exited, and waits for it.
+func (p *program) stop() {
+	if p.cmd.ProcessState == nil {
+		p.cmd.Process.Kill()
+		<-p.exited
 	}
 }

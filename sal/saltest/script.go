@@ -377,25 +377,11 @@ func CheckScriptExecutable(t testing.TB, path string, o ScriptOptions) {
 	}
 	defer r.Close()
 	cmd := exec.Command(abs, strconv.Itoa(index))
-	cfg := b.Config()
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(abs)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		sal.EnvBroker+"="+strings.Join(cfg.Brokers, ","), sal.EnvRegistry+"="+cfg.RegistryURL, sal.EnvSubname+"="+cfg.Subname)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("saltest: start %s: %v", abs, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	p := startProgram(t, cmd, b, "PATH="+filepath.Dir(abs)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	defer p.stop()
 	rec, err := r.MustEvent("state").Next(ctx)
 	if err != nil {
-		t.Fatalf("%s %d: no state within %s: %v\nstderr:\n%s", abs, index, timeout, err, stderr.String())
+		t.Fatalf("%s %d: no state within %s: %v\nstderr:\n%s", abs, index, timeout, err, p.stderr.String())
 	}
 	if st := sal.ScriptState(toInt(rec["state"])); st != sal.ScriptUnconfigured {
 		t.Errorf("%s %d: state %s, want UNCONFIGURED", abs, index, describeState(rec))
@@ -404,7 +390,7 @@ func CheckScriptExecutable(t testing.TB, path string, o ScriptOptions) {
 		t.Fatalf("saltest: SIGTERM: %v", err)
 	}
 	select {
-	case <-exited:
+	case <-p.exited:
 	case <-ctx.Done():
 		t.Errorf("%s %d still running %s after SIGTERM", abs, index, timeout)
 	}
