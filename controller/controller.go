@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/plumb"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -243,12 +243,12 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, err
 	if c.readers["setLogLevel"] != nil {
 		c.handlers["setLogLevel"] = HandlerFunc(c.setLogLevel)
 	}
-	if c.unreg, err = bus.OnClose(d, bus.RankController, c.Close); err != nil {
+	if c.unreg, err = onClose(d, plumb.RankController, c.Close); err != nil {
 		in.Close()
 		cancel()
 		return nil, err
 	}
-	c.unflush = bus.OnFlush(d, c.logs.drain)
+	c.unflush = onFlush(d, c.logs.drain)
 	return c, nil
 }
 
@@ -383,7 +383,7 @@ func (c *Controller) Start(ctx context.Context) error {
 			// runs on a goroutine of its own and acks are queued without
 			// waiting), so it runs on the poll goroutine: one goroutine
 			// handoff per command instead of two.
-			if err := bus.SetInline(r, recv); err != nil {
+			if err := setInline(r, recv); err != nil {
 				return fmt.Errorf("controller: start %s: %w", c.Name(), err)
 			}
 		} else {
@@ -549,7 +549,7 @@ func (c *Controller) final(cmd *Command, a topics.Ack) {
 	}
 	rec, err := c.ackRecord(cmd, a)
 	if err == nil {
-		err = bus.WriteSeqAsync(ctx, c.ackW, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) { done(err) })
+		err = writeSeqAsync(ctx, c.ackW, rec, cmd.SeqNum, func(_ topics.WriteResult, err error) { done(err) })
 	}
 	if err != nil {
 		done(err)
@@ -589,7 +589,7 @@ func (c *Controller) ack(ctx context.Context, cmd *Command, a topics.Ack) error 
 	if err != nil {
 		return err
 	}
-	if _, err := bus.WriteSeq(ctx, c.ackW, rec, cmd.SeqNum); err != nil {
+	if _, err := writeSeq(ctx, c.ackW, rec, cmd.SeqNum); err != nil {
 		c.stats.ackErrors.Add(1)
 		return err
 	}
@@ -607,7 +607,7 @@ func (c *Controller) ackRecord(cmd *Command, a topics.Ack) (map[string]any, erro
 	a.Identity, a.Origin = cmd.Identity, cmd.Origin
 	a.CmdType = c.cmdtype["command_"+cmd.Name]
 	a.Result = capText(a.Result)
-	return bus.AckFields(&a), nil
+	return topics.AckFields(&a), nil
 }
 
 // Close cancels running handlers (they are acknowledged CMD_ABORTED),

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
@@ -148,7 +147,7 @@ func TestController_DuplicateCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, seq := range []int32{42, 42, 43} {
-		if _, err := bus.WriteSeq(ctx, w, map[string]any{}, seq); err != nil {
+		if _, err := controller.WriteSeq(ctx, w, map[string]any{}, seq); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,7 +157,7 @@ func TestController_DuplicateCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, bus.AckFromRecord(rec).SeqNum)
+		got = append(got, topics.AckFromRecord(rec).SeqNum)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -203,7 +202,7 @@ func TestController_BadCommands(t *testing.T) {
 	if err := in.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bus.WriteSeq(ctx, scal, map[string]any{}, 0); err == nil {
+	if _, err := controller.WriteSeq(ctx, scal, map[string]any{}, 0); err == nil {
 		t.Fatal("the SDK's own writer sent seqNum 0")
 	}
 	peer := testbus.NewPeer(t, d, "raw@test", 1, 1)
@@ -211,7 +210,7 @@ func TestController_BadCommands(t *testing.T) {
 		peer.Write(comp.Command("setScalars"), peer.Record(comp.Command("setScalars"), map[string]any{"private_seqNum": seq}))
 	}
 	peer.Write(comp.Command("setArrays"), peer.Record(comp.Command("setArrays"), map[string]any{"private_seqNum": int32(77), "int0": []int32{1, 2, 3}}))
-	if _, err := bus.WriteSeq(ctx, scal, map[string]any{}, 78); err != nil {
+	if _, err := controller.WriteSeq(ctx, scal, map[string]any{}, 78); err != nil {
 		t.Fatal(err)
 	}
 	var got []*topics.Ack
@@ -220,7 +219,7 @@ func TestController_BadCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, bus.AckFromRecord(rec))
+		got = append(got, topics.AckFromRecord(rec))
 	}
 	// setArrays and setScalars have topics of their own: their acks come
 	// in either order.

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/plumb"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -276,7 +276,7 @@ func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, erro
 	}
 	// The internal state starts at the default; Start goes on from there.
 	s := &CSC{c: c, cfg: cfg, conf: conf, state: Standby, end: newEnding(), tr: make(chan struct{}, 1)}
-	if s.unreg, err = bus.OnClose(d, bus.RankRunner, s.Close); err != nil {
+	if s.unreg, err = onClose(d, plumb.RankRunner, s.Close); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
@@ -281,7 +280,7 @@ func TestCSC_DoneAfterExitControlAck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := bus.AckFromRecord(rec); a.SeqNum != f.SeqNum() || a.Code != topics.CmdComplete {
+	if a := topics.AckFromRecord(rec); a.SeqNum != f.SeqNum() || a.Code != topics.CmdComplete {
 		t.Errorf("ack %v, want CMD_COMPLETE for seqNum %d", a, f.SeqNum())
 	}
 }

@@ -30,3 +30,9 @@ func SetLogWrite(c *Controller, f func(ctx context.Context, rec map[string]any) 
 func SetLogWait(c *Controller, d time.Duration) {
 	c.logs.writeWait = d
 }
+
+// The plumbing of internal/plumb, for the tests.
+var (
+	WriteSeq      = writeSeq
+	WriteSeqAsync = writeSeqAsync
+)

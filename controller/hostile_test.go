@@ -17,7 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
@@ -131,7 +130,7 @@ func newFlood(t *testing.T, d *topics.Domain, c *controller.Controller, cmd stri
 		t.Fatal(err)
 	}
 	r.SetCallback(func(rec map[string]any) {
-		a := bus.AckFromRecord(rec)
+		a := topics.AckFromRecord(rec)
 		if a.Identity != "flood@test" || !a.Code.Final() {
 			return
 		}
@@ -149,7 +148,7 @@ func newFlood(t *testing.T, d *topics.Domain, c *controller.Controller, cmd stri
 func (f *flood) send(t *testing.T, from, n int) {
 	t.Helper()
 	for seq := from; seq < from+n; seq++ {
-		if err := bus.WriteSeqAsync(testbus.Ctx(t), f.w, map[string]any{}, int32(seq), nil); err != nil {
+		if err := controller.WriteSeqAsync(testbus.Ctx(t), f.w, map[string]any{}, int32(seq), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

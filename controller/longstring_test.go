@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -53,7 +52,7 @@ func TestController_LongStrings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := bus.AckFromRecord(rec)
+		a := topics.AckFromRecord(rec)
 		codes[a.SeqNum] = a
 	}
 	for i, s := range long {

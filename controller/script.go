@@ -15,9 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/cscconfig"
 	"github.com/lsst-sal/salgo/internal/jsonschema"
+	"github.com/lsst-sal/salgo/internal/plumb"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/yamlx"
@@ -315,7 +315,7 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	}
 	// The reference's bare set at construction: nothing is written yet.
 	_, _ = c.event("description").Set(map[string]any{"classname": cfg.ClassName, "description": cfg.Description, "help": cfg.Help})
-	if s.unreg, err = bus.OnClose(d, bus.RankRunner, s.Close); err != nil {
+	if s.unreg, err = onClose(d, plumb.RankRunner, s.Close); err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (s *Script) Start(ctx context.Context) error {
 	}
 	s.startHeartbeat()
 	set := map[string]bool{}
-	for _, in := range bus.Instances(s.c.in.Domain()) {
+	for _, in := range s.c.in.Domain().Instances() {
 		if in == s.c.in {
 			continue
 		}

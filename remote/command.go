@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -188,9 +187,9 @@ func (r *Remote) startCommand(ctx context.Context, name string, params map[strin
 	f.arm()
 	r.watchHeartbeat(f)
 	if sync {
-		_, err = bus.WriteSeq(ctx, w, rec, seq)
+		_, err = writeSeq(ctx, w, rec, seq)
 	} else {
-		err = bus.WriteSeqAsync(ctx, w, rec, seq, func(_ topics.WriteResult, err error) {
+		err = writeSeqAsync(ctx, w, rec, seq, func(_ topics.WriteResult, err error) {
 			if err != nil {
 				f.fail(fmt.Errorf("remote: %s command %s: %w", r.Name(), name, err))
 			}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/bus"
+	"github.com/lsst-sal/salgo/internal/plumb"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -62,7 +62,7 @@ type Remote struct {
 	rl    *ratelog.Limiter // the no-heartbeat hint (heartbeat.go)
 
 	mu      sync.Mutex
-	seq     *bus.SeqNums
+	seq     *seqNums
 	pending map[int32]*Future
 	closed  bool
 	unreg   func() // leaves the Domain's list of what its Close closes
@@ -93,7 +93,7 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Remote, error) 
 		in.Close()
 		return nil, err
 	}
-	if r.unreg, err = bus.OnClose(d, bus.RankRemote, r.Close); err != nil {
+	if r.unreg, err = onClose(d, plumb.RankRemote, r.Close); err != nil {
 		in.Close()
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (r *Remote) build(cfg Config) error {
 	}
 	if !cfg.ReadOnly && len(r.cmds) > 0 {
 		var err error
-		if r.ack, err = bus.NewOwnReader(r.in, r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
+		if r.ack, err = newOwnReader(r.in, r.comp.Ack(), topics.ReaderOptions{QueueLen: 1000}); err != nil {
 			return err
 		}
 		// The acks have a consumer of their own, so that each ack is
@@ -164,10 +164,10 @@ func (r *Remote) build(cfg Config) error {
 		// Acks are matched to their commands on the poll goroutine:
 		// dispatch never blocks, and a queue and callback goroutine
 		// in between would add a goroutine handoff to every command.
-		if err := bus.SetInline(r.ack, r.dispatch); err != nil {
+		if err := setInline(r.ack, r.dispatch); err != nil {
 			return err
 		}
-		r.seq = bus.NewSeqNums(r.comp.CommandNames(), rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
+		r.seq = newSeqNums(r.comp.CommandNames(), rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
 	}
 	return nil
 }
@@ -277,7 +277,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // dispatch runs on the instance's poll goroutine: it hands each ack meant
 // for this Remote to the waiting command without blocking.
 func (r *Remote) dispatch(rec map[string]any) {
-	a := bus.AckFromRecord(rec)
+	a := topics.AckFromRecord(rec)
 	if a.Identity != r.in.Identity() || a.Origin != int32(r.in.Origin()) {
 		return
 	}

@@ -1,0 +1,1 @@
+package topics_test
