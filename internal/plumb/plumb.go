@@ -45,4 +45,3 @@ const (
 	// RankRemote is a Remote.
 	RankRemote
 )
-
