@@ -40,6 +40,8 @@ type AckResult struct {
 	Result    string
 }
 
+// Error returns the ack code, error code and result text, so that an
+// AckResult can be returned as a handler's error.
 func (a *AckResult) Error() string {
 	return fmt.Sprintf("%s error=%d: %s", a.Code, a.ErrorCode, a.Result)
 }

@@ -19,6 +19,7 @@ import (
 // logMessage's traceback. Make one with Expected or Expectedf.
 type ExpectedError struct{ Err error }
 
+// Error returns the wrapped error's text.
 func (e *ExpectedError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the wrapped error.

@@ -328,17 +328,15 @@ func fullMatch(re *regexp.Regexp) *regexp.Regexp {
 	return regexp.MustCompile(`^(?:` + re.String() + `)$`)
 }
 
-// Name returns "Script:<index>".
-func (s *Script) Name() string { return s.c.Name() }
+// Name returns the script's class name (ScriptConfig.ClassName), as
+// description.classname gives it.
+func (s *Script) Name() string { return s.cfg.ClassName }
 
 // Index returns the SAL index.
 func (s *Script) Index() int { return s.c.index }
 
 // Identity returns the private_identity written ("Script:<index>").
 func (s *Script) Identity() string { return s.c.Identity() }
-
-// ClassName returns the script's class name.
-func (s *Script) ClassName() string { return s.cfg.ClassName }
 
 // Logger returns the script's logger (the Script component's; see
 // Controller.Logger): its records become logMessage events.
@@ -829,6 +827,12 @@ func (s *Script) doRun(ctx context.Context, cmd *Command) error {
 // (forced) and returns nil. Once the script is stopping it returns the
 // cancellation at once. Outside Run it returns salobj's "checkpoint
 // error: ..." texts.
+//
+// The patterns are the configure command's pauseCheckpoint and
+// stopCheckpoint, matched as Python's re.fullmatch does (the default stop
+// pattern "" stops at a checkpoint without a name) in Go's RE2 syntax:
+// patterns with lookarounds or backreferences are refused by configure,
+// and \d, \w and \s match ASCII only.
 func (s *Script) Checkpoint(ctx context.Context, name string) error {
 	s.mu.Lock()
 	if s.state != ScriptRunning {

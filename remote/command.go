@@ -41,6 +41,7 @@ type AckError struct {
 	Ack     *topics.Ack
 }
 
+// Error returns the failure: the command, the ack code and its result text.
 func (e *AckError) Error() string {
 	return fmt.Sprintf("remote: %s command %s failed: ack=%s error=%d result=%q", e.Remote, e.Command, e.Ack.Code, e.Ack.Error, e.Ack.Result)
 }
@@ -85,6 +86,7 @@ func (e *TimeoutError) PythonText() string {
 	return "msg='Timed out waiting for command acknowledgement', ackcmd=" + ackcmdText(e.Last)
 }
 
+// Error says which command saw no final ack, and the last ack it saw.
 func (e *TimeoutError) Error() string {
 	s := fmt.Sprintf("remote: %s command %s: no final acknowledgement in time; last: %s", e.Remote, e.Command, e.Last)
 	if e.Hint != "" {

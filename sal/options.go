@@ -30,6 +30,7 @@ type RoleOption interface {
 
 // A CommandOption configures one command (Remote.Command,
 // Remote.StartCommand).
+// Documented in package remote: go doc github.com/lsst-sal/salgo/remote.CommandOption
 type CommandOption = remote.CommandOption
 
 type remoteOpt func(*remote.Config)

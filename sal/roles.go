@@ -14,74 +14,106 @@ import (
 type (
 	// Remote is the client side of one component instance: its commands,
 	// events and telemetry.
+	// Documented in package remote: go doc github.com/lsst-sal/salgo/remote.Remote
 	Remote = remote.Remote
 	// Future is a command in flight (Remote.StartCommand).
+	// Documented in package remote: go doc github.com/lsst-sal/salgo/remote.Future
 	Future = remote.Future
 	// AckError is a command that ended with a failed ack; it matches
 	// ErrCommandFailed.
+	// Documented in package remote: go doc github.com/lsst-sal/salgo/remote.AckError
 	AckError = remote.AckError
 	// TimeoutError is a command that saw no final ack in time; it matches
 	// ErrTimeout.
+	// Documented in package remote: go doc github.com/lsst-sal/salgo/remote.TimeoutError
 	TimeoutError = remote.TimeoutError
 	// Controller is the server side of one component instance, without a
 	// state machine.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Controller
 	Controller = controller.Controller
 	// ControllerStats counts a Controller's or CSC's commands.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Stats
 	ControllerStats = controller.Stats
 	// CSC is a Controller with ts_salobj's summary state machine.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.CSC
 	CSC = controller.CSC
 	// Hooks act on a CSC's transitions (WithHooks).
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Hooks
 	Hooks = controller.Hooks
 	// Command is one received command, as a handler sees it.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Command
 	Command = controller.Command
 	// Handler runs one command.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Handler
 	Handler = controller.Handler
 	// HandlerFunc adapts a function to Handler.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.HandlerFunc
 	HandlerFunc = controller.HandlerFunc
 	// AckResult is a handler outcome that chooses the final ack itself.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.AckResult
 	AckResult = controller.AckResult
 	// State is a CSC summary state.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.State
 	State = controller.State
 	// Configurable makes a CSC configurable (WithConfiguration).
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Configurable
 	Configurable = controller.Configurable
 	// Configuration is one validated configuration, as Configure gets it.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Configuration
 	Configuration = controller.Configuration
 	// ExpectedError is a failure a handler or hook expects: acked
 	// CMD_FAILED with its text, and not logged (see Expected).
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.ExpectedError
 	ExpectedError = controller.ExpectedError
 	// Ack is one command acknowledgement.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Ack
 	Ack = topics.Ack
 	// AckCode is a command acknowledgement code.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.AckCode
 	AckCode = topics.AckCode
 	// Reader reads one topic: Get (the newest), Next, TryNext, callbacks.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Reader
 	Reader = topics.Reader
 	// ReaderStats counts what happened to a reader's records.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.ReaderStats
 	ReaderStats = topics.ReaderStats
 	// Writer writes one topic: Write, WriteAsync, Set, SetWrite.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Writer
 	Writer = topics.Writer
 	// WriterStats counts a writer's records.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.WriterStats
 	WriterStats = topics.WriterStats
 	// WriteResult says where a record landed.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.WriteResult
 	WriteResult = topics.WriteResult
 	// Definitions are the loaded component definitions (ts_xml).
+	// Documented in package xml: go doc github.com/lsst-sal/salgo/xml.Definitions
 	Definitions = salxml.Definitions
 	// Metrics receives the SDK's measurements: see WithMetrics and sal/salprom.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Metrics
 	Metrics = topics.Metrics
 	// Observer records one value of a distribution.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Observer
 	Observer = topics.Observer
 	// TopicInfo names one topic of one component instance.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.TopicInfo
 	TopicInfo = topics.TopicInfo
 	// TopicStats are the counters of one reader or writer (Bus.Stats).
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.TopicStats
 	TopicStats = topics.TopicStats
 	// Instance is one component instance on the bus, below Remotes and
 	// Controllers: readers and writers of any of its topics (Bus.NewInstance).
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Instance
 	Instance = topics.Instance
 	// ReaderOptions configure a reader of an Instance.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.ReaderOptions
 	ReaderOptions = topics.ReaderOptions
 	// TapRecord is one record read by name with Bus.Tap, decoded with its
 	// writer's schema.
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.TapRecord
 	TapRecord = topics.TapRecord
 	// BusConfig is a bus's configuration in full (Bus.Config, WithConfig).
+	// Documented in package topics: go doc github.com/lsst-sal/salgo/topics.Config
 	BusConfig = topics.Config
 )
 
@@ -188,7 +220,8 @@ const LevelCritical = controller.LevelCritical
 const DefaultCommandTimeout = remote.DefaultTimeout
 
 // DefaultStartTimeout bounds NewRemote, NewController and NewCSC, which
-// take no context; their Context forms take one.
+// take no context. To bound them otherwise, connect the process-wide bus
+// with Default(ctx) and use its ctx-first methods (Bus.NewRemote).
 const DefaultStartTimeout = 2 * time.Minute
 
 // EmbeddedDefinitions returns the definitions built into the SDK: its
@@ -203,11 +236,6 @@ func EmbeddedDefinitions() *Definitions { return salxml.Embedded() }
 func NewRemote(name string, index int, opts ...RemoteOption) (*Remote, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
 	defer cancel()
-	return NewRemoteContext(ctx, name, index, opts...)
-}
-
-// NewRemoteContext is NewRemote bounded by ctx.
-func NewRemoteContext(ctx context.Context, name string, index int, opts ...RemoteOption) (*Remote, error) {
 	b, err := Default(ctx)
 	if err != nil {
 		return nil, err
@@ -233,12 +261,6 @@ func (b *Bus) NewRemote(ctx context.Context, name string, index int, opts ...Rem
 func NewController(name string, index int, opts ...ControllerOption) (*Controller, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
 	defer cancel()
-	return NewControllerContext(ctx, name, index, opts...)
-}
-
-// NewControllerContext is NewController bounded by ctx (which bounds
-// connecting the process-wide Bus).
-func NewControllerContext(ctx context.Context, name string, index int, opts ...ControllerOption) (*Controller, error) {
 	b, err := Default(ctx)
 	if err != nil {
 		return nil, err
@@ -256,12 +278,6 @@ func (b *Bus) NewController(name string, index int, opts ...ControllerOption) (*
 func NewCSC(name string, index int, opts ...CSCOption) (*CSC, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
 	defer cancel()
-	return NewCSCContext(ctx, name, index, opts...)
-}
-
-// NewCSCContext is NewCSC bounded by ctx (which bounds connecting the
-// process-wide Bus).
-func NewCSCContext(ctx context.Context, name string, index int, opts ...CSCOption) (*CSC, error) {
 	b, err := Default(ctx)
 	if err != nil {
 		return nil, err

@@ -109,8 +109,12 @@ func WithEmbeddedDataDir(dir string) Option {
 	return optFunc(func(s *settings) { s.local.DataDir = dir })
 }
 
-// Bus is a Domain plus, on the embedded default, the in-process broker it
-// runs on. Close closes both.
+// Bus is a topics.Domain plus, on the embedded default, the in-process
+// broker it runs on; Close closes both. The Domain's methods (Tap, Stats,
+// Offsets, Flush, NewInstance, Config, ...) are documented in package
+// topics: go doc github.com/lsst-sal/salgo/topics.Domain. Bus adds the
+// roles' constructors (NewRemote, NewController, NewCSC, NewScript) and
+// CheckSchemas.
 type Bus struct {
 	*topics.Domain
 	local *embedded.Cluster

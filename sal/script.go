@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,17 +16,23 @@ import (
 // The types of SAL scripts.
 type (
 	// ScriptState is a SAL script's state (ts_xml's ScriptState).
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.ScriptState
 	ScriptState = controller.ScriptState
 	// ScriptMetadata is the metadata event a script fills in SetMetadata.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.ScriptMetadata
 	ScriptMetadata = controller.ScriptMetadata
 	// ScriptConfiguration is a script's validated configuration, with the
 	// schema's defaults filled in, as Configure gets it.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.ScriptConfiguration
 	ScriptConfiguration = controller.ScriptConfiguration
 	// MetadataCoordSys is ScriptMetadata.CoordinateSystem.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.MetadataCoordSys
 	MetadataCoordSys = controller.MetadataCoordSys
 	// MetadataRotSys is ScriptMetadata.RotationSystem.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.MetadataRotSys
 	MetadataRotSys = controller.MetadataRotSys
 	// MetadataDome is ScriptMetadata.Dome.
+	// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.MetadataDome
 	MetadataDome = controller.MetadataDome
 )
 
@@ -103,10 +108,13 @@ type ScriptSpec struct {
 	Bus []Option
 }
 
-// Script is a running SAL script, as its hooks see it: the Script
-// component at its SAL index, its state, its logger, its bus.
+// Script is a running SAL script, as its hooks see it: a
+// controller.Script (the Script component at its SAL index, its state,
+// checkpoints, logger and events; its methods are documented there: go doc
+// github.com/lsst-sal/salgo/controller.Script) with the bus it runs on,
+// on which it makes the Remotes of the components it commands.
 type Script struct {
-	s   *controller.Script
+	*controller.Script
 	bus *Bus
 }
 
@@ -134,7 +142,7 @@ func (b *Bus) NewScript(ctx context.Context, index int, spec ScriptSpec) (*Scrip
 	if err != nil {
 		return nil, err
 	}
-	ss.s = s
+	ss.Script = s
 	if spec.Setup != nil {
 		if err := spec.Setup(ctx, ss); err != nil {
 			s.Close()
@@ -144,20 +152,6 @@ func (b *Bus) NewScript(ctx context.Context, index int, spec ScriptSpec) (*Scrip
 	return ss, nil
 }
 
-// Start starts the script: logLevel, the heartbeat, state UNCONFIGURED,
-// description (see controller.Script.Start).
-func (s *Script) Start(ctx context.Context) error { return s.s.Start(ctx) }
-
-// Checkpoint marks a point where the script may be paused or stopped
-// (salobj's checkpoint): call it from Run. It returns nil to go on, or an
-// error to return from Run (the script is stopping). The name is matched
-// against the configure command's pauseCheckpoint and stopCheckpoint
-// regular expressions as Python's re.fullmatch does (the whole name; the
-// default stop pattern "" stops at a checkpoint without a name), in Go's
-// RE2 syntax: patterns with lookarounds or backreferences are refused by
-// configure, and \d, \w and \s match ASCII only.
-func (s *Script) Checkpoint(ctx context.Context, name string) error { return s.s.Checkpoint(ctx, name) }
-
 // Bus returns the script's bus.
 func (s *Script) Bus() *Bus { return s.bus }
 
@@ -166,58 +160,8 @@ func (s *Script) Bus() *Bus { return s.bus }
 // salobj script's constructor does; opts may override it. Made in Setup,
 // it is listed in description.remotes.
 func (s *Script) NewRemote(ctx context.Context, name string, index int, opts ...RemoteOption) (*Remote, error) {
-	return s.bus.NewRemote(ctx, name, index, append([]RemoteOption{WithIdentity(s.s.Identity())}, opts...)...)
+	return s.bus.NewRemote(ctx, name, index, append([]RemoteOption{WithIdentity(s.Identity())}, opts...)...)
 }
-
-// Logger returns the script's logger: records at or above its level
-// (INFO, or the configure command's logLevel, or setLogLevel's) become
-// logMessage events of the Script component.
-func (s *Script) Logger() *slog.Logger { return s.s.Logger() }
-
-// Index returns the script's SAL index.
-func (s *Script) Index() int { return s.s.Index() }
-
-// Identity returns "Script:<index>".
-func (s *Script) Identity() string { return s.s.Identity() }
-
-// Name returns the script's class name (ScriptSpec.Name).
-func (s *Script) Name() string { return s.s.ClassName() }
-
-// State returns the script's state.
-func (s *Script) State() ScriptState { return s.s.State() }
-
-// Reason returns the state event's reason ("Error in run: ..." when failed).
-func (s *Script) Reason() string { return s.s.Reason() }
-
-// GroupID returns the group ID the ScriptQueue set ("" if none).
-func (s *Script) GroupID() string { return s.s.GroupID() }
-
-// BlockID returns the block ID of the configure command ("" if none).
-func (s *Script) BlockID() string { return s.s.BlockID() }
-
-// Checkpoints returns the pause and stop patterns in force.
-func (s *Script) Checkpoints() (pause, stop string) { return s.s.Checkpoints() }
-
-// NextSupplementedGroupID returns "<group ID>#<n>", n counting 1, 2, ...
-// since the group ID was set, for the images a script takes.
-func (s *Script) NextSupplementedGroupID() (string, error) { return s.s.NextSupplementedGroupID() }
-
-// Event returns the writer of one of the Script component's events (the
-// SDK writes the script's own ones).
-func (s *Script) Event(name string) (*Writer, error) { return s.s.Event(name) }
-
-// Done is closed when the script has ended (final state written and
-// acknowledged) or was closed.
-func (s *Script) Done() <-chan struct{} { return s.s.Done() }
-
-// Err returns, once Done is closed, the error that ended the script while
-// exiting (Cleanup's), else nil.
-func (s *Script) Err() error { return s.s.Err() }
-
-// Close stops the script: Run is cancelled (the state goes to STOPPING),
-// Cleanup does not run, no final state is written. It is safe to call
-// twice; not from a hook.
-func (s *Script) Close() { s.s.Close() }
 
 // Script exit codes, as a salobj script's (BaseScript.amain).
 const (

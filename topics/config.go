@@ -11,7 +11,6 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/kafka"
 	"github.com/lsst-sal/salgo/internal/ratelog"
-	"github.com/lsst-sal/salgo/internal/registry"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -42,7 +41,9 @@ const (
 	DefaultQueueLen     = 100
 	DefaultRegistryURL  = "http://schema-registry:8081"
 	// DefaultRegistryTimeout bounds each schema registry request.
-	DefaultRegistryTimeout = registry.DefaultTimeout
+	// Requests made with a timeout of 0 use the registry client's own
+	// default, which is the same 10 s.
+	DefaultRegistryTimeout = 10 * time.Second
 )
 
 // ErrConfig is matched by every configuration error.
