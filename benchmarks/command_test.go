@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -53,7 +54,7 @@ func commandPair(b *testing.B, opts ...sal.RemoteOption) (*sal.Bus, *sal.Remote)
 	b.Helper()
 	bus := benchBus(b)
 	ctx := context.Background()
-	c, err := bus.NewController("Example", 1, sal.WithAllowMissing(), sal.WithConcurrent("setScalars"))
+	c, err := bus.NewController("Example", 1, controller.WithAllowMissing(), controller.WithConcurrent("setScalars"))
 	if err != nil {
 		b.Fatal(err)
 	}

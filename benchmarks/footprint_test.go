@@ -14,7 +14,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/cputime"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -102,7 +104,7 @@ func BenchmarkRemotes(b *testing.B) {
 			}
 			// The measured pair first, so that its topics are not among
 			// the N Remotes' start-up work.
-			c, err := bus.NewController("Test", 1, sal.WithAllowMissing(), sal.WithWriteOnly())
+			c, err := bus.NewController("Test", 1, controller.WithAllowMissing(), controller.WithWriteOnly())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -111,7 +113,7 @@ func BenchmarkRemotes(b *testing.B) {
 			}
 			b.Cleanup(func() { c.Close() })
 			w := c.MustTelemetry("scalars")
-			rd, err := bus.NewRemote(ctx, "Test", 1, sal.WithReadOnly(), sal.WithInclude("scalars"), sal.WithQueueLen(1<<16))
+			rd, err := bus.NewRemote(ctx, "Test", 1, remote.WithReadOnly(), remote.WithInclude("scalars"), remote.WithQueueLen(1<<16))
 			if err != nil {
 				b.Fatal(err)
 			}

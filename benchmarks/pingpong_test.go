@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/lsst-sal/salgo/internal/codec"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -193,7 +194,7 @@ func BenchmarkPingPongIdle(b *testing.B) {
 // other partitions costs on each wake.
 func BenchmarkCommandVsRaw(b *testing.B) {
 	b.Run("remote=all", func(b *testing.B) { benchCommandVsRaw(b) })
-	b.Run("remote=one", func(b *testing.B) { benchCommandVsRaw(b, sal.WithInclude("heartbeat")) })
+	b.Run("remote=one", func(b *testing.B) { benchCommandVsRaw(b, remote.WithInclude("heartbeat")) })
 }
 
 func benchCommandVsRaw(b *testing.B, opts ...sal.RemoteOption) {

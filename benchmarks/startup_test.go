@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -56,7 +57,7 @@ func BenchmarkLateJoiner(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					r, err := bus.NewRemote(ctx, "Example", 0, sal.WithReadOnly(), sal.WithInclude("scalars"))
+					r, err := bus.NewRemote(ctx, "Example", 0, remote.WithReadOnly(), remote.WithInclude("scalars"))
 					if err != nil {
 						b.Fatal(err)
 					}

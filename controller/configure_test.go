@@ -93,7 +93,7 @@ func TestCSC_Configurable(t *testing.T) {
 	t.Setenv("TS_CONFIG_OCS_DIR", pkg)
 	d := testbus.Domain(t, nil)
 	spec, got := configurable(t, "")
-	csc := startCSC(t, d, 1, controller.CSCConfig{Configurable: spec})
+	csc := startCSC(t, d, 1, controller.WithConfiguration(*spec))
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	dir := filepath.Join(pkg, "Example", "v2")
@@ -151,7 +151,7 @@ func TestCSC_ConfigDirAndErrors(t *testing.T) {
 	spec, got := configurable(t, filepath.Join(pkg, "Example", "v2"))
 	t.Setenv("LSST_SITE", "summit")
 	t.Setenv("TS_CONFIG_OCS_DIR", "")
-	csc := startCSC(t, d, 1, controller.CSCConfig{Configurable: spec})
+	csc := startCSC(t, d, 1, controller.WithConfiguration(*spec))
 	r := newRemote(t, d, 1)
 	command(t, r, "start", nil)
 	if c := got(); len(c) != 1 || c[0].String0 != "value from site=summit" {
@@ -162,18 +162,18 @@ func TestCSC_ConfigDirAndErrors(t *testing.T) {
 	}
 
 	os.Unsetenv("LSST_SITE")
-	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{Configurable: spec}); err == nil || err.Error() != "Environment variable $LSST_SITE not defined." {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.WithConfiguration(*spec)); err == nil || err.Error() != "Environment variable $LSST_SITE not defined." {
 		t.Errorf("no LSST_SITE: %v", err)
 	}
 	t.Setenv("LSST_SITE", "test")
 	bad := *spec
 	bad.ConfigDir = filepath.Join(pkg, "nosuch")
-	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{Configurable: &bad}); err == nil || !strings.Contains(err.Error(), "does not exist or is not a directory") {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.WithConfiguration(bad)); err == nil || !strings.Contains(err.Error(), "does not exist or is not a directory") {
 		t.Errorf("missing folder: %v", err)
 	}
 	bad = *spec
 	bad.Schema = []byte("title: Testv2\ntype: object\n")
-	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{Configurable: &bad}); err == nil || !strings.Contains(err.Error(), "must end with ' v<version>'") {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.WithConfiguration(bad)); err == nil || !strings.Contains(err.Error(), "must end with ' v<version>'") {
 		t.Errorf("bad schema title: %v", err)
 	}
 }
@@ -186,7 +186,7 @@ func TestCSC_InitialStateThroughTransitions(t *testing.T) {
 	pkg := configFolder(t)
 	d := testbus.Domain(t, nil)
 	spec, got := configurable(t, filepath.Join(pkg, "Example", "v2"))
-	r, err := remote.New(d, "Example", 1, remote.Config{})
+	r, err := remote.New(d, "Example", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestCSC_InitialStateThroughTransitions(t *testing.T) {
 	if err := r.Start(testbus.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
-	csc := startCSC(t, d, 1, controller.CSCConfig{Configurable: spec, InitialState: controller.Enabled, Override: "some_fields.yaml"})
+	csc := startCSC(t, d, 1, controller.WithConfiguration(*spec), controller.WithInitialState(controller.Enabled), controller.WithOverride("some_fields.yaml"))
 	for _, want := range []controller.State{controller.Standby, controller.Disabled, controller.Enabled} {
 		if s := nextState(t, r); s != want {
 			t.Fatalf("summaryState %s, want %s", s.Name(), want.Name())

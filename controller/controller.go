@@ -46,11 +46,10 @@ func (a *AckResult) Error() string {
 	return fmt.Sprintf("%s error=%d: %s", a.Code, a.ErrorCode, a.Result)
 }
 
-// Config configures a Controller; the zero Config is the reference's
-// Controller (every command read, each topic's commands one at a time, a
-// handler required for each). Applications set it through package sal's
-// options (sal.WithAllowMissing, sal.WithConcurrent, ...).
-type Config struct {
+// config holds a Controller's settings; the zero config is the
+// reference's Controller (every command read, each topic's commands one
+// at a time, a handler required for each). Options change it.
+type config struct {
 	// AllowMissing lets commands without a handler answer CMD_FAILED
 	// "This command is not supported" instead of failing Start.
 	AllowMissing bool
@@ -75,7 +74,7 @@ type Config struct {
 	MaxConcurrent int
 }
 
-// DefaultMaxConcurrent is Config.MaxConcurrent's default.
+// DefaultMaxConcurrent is WithMaxConcurrent's default.
 const DefaultMaxConcurrent = 100
 
 // Command is one received command.
@@ -141,7 +140,7 @@ type Controller struct {
 	in    *topics.Instance
 	comp  *salxml.Component
 	index int
-	cfg   Config
+	cfg   config
 	log   *slog.Logger
 
 	handlers map[string]Handler
@@ -179,7 +178,16 @@ type Controller struct {
 
 // New makes a Controller of the named component and SAL index. Add
 // handlers with Handle, then Start.
-func New(d *topics.Domain, name string, index int, cfg Config) (*Controller, error) {
+func New(d *topics.Domain, name string, index int, opts ...Option) (*Controller, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return newController(d, name, index, cfg)
+}
+
+// newController is New with its settings made.
+func newController(d *topics.Domain, name string, index int, cfg config) (*Controller, error) {
 	comp, err := d.Component(name)
 	if err != nil {
 		return nil, err

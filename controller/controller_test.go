@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
 func newRemote(t testing.TB, d *topics.Domain, index int) *remote.Remote {
 	t.Helper()
-	r, err := remote.New(d, "Example", index, remote.Config{})
+	r, err := remote.New(d, "Example", index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +47,9 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 
 // startController starts a plain Controller of Example with the given
 // handlers (the others answer "This command is not supported").
-func startController(t testing.TB, d *topics.Domain, index int, handlers map[string]controller.HandlerFunc, cfg ...controller.Config) *controller.Controller {
+func startController(t testing.TB, d *topics.Domain, index int, handlers map[string]controller.HandlerFunc, opts ...controller.Option) *controller.Controller {
 	t.Helper()
-	c0 := controller.Config{}
-	if len(cfg) > 0 {
-		c0 = cfg[0]
-	}
-	c0.AllowMissing = true
-	c, err := controller.New(d, "Example", index, c0)
+	c, err := controller.New(d, "Example", index, append(opts, controller.WithAllowMissing())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +300,7 @@ func TestController_Concurrent(t *testing.T) {
 			defer leave(&inScalars)
 			return nil
 		},
-	}, controller.Config{Concurrent: []string{"wait"}})
+	}, controller.WithConcurrent("wait"))
 	r := newRemote(t, d, 1)
 	var fs []*remote.Future
 	for range n {
@@ -336,7 +331,7 @@ func TestController_Concurrent(t *testing.T) {
 	if maxScalars != 1 {
 		t.Errorf("up to %d setScalars handlers ran at once, want 1", maxScalars)
 	}
-	if _, err := controller.New(d, "Example", 1, controller.Config{Concurrent: []string{"nosuch"}}); err == nil {
+	if _, err := controller.New(d, "Example", 1, controller.WithConcurrent("nosuch")); err == nil {
 		t.Error("Concurrent of an unknown command accepted")
 	}
 }
@@ -346,7 +341,7 @@ func TestController_Concurrent(t *testing.T) {
 func TestController_Setup(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	ctx := testbus.Ctx(t)
-	c, err := controller.New(d, "Example", 3, controller.Config{Identity: "me"})
+	c, err := controller.New(d, "Example", 3, controller.WithIdentity("me"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +364,7 @@ func TestController_Setup(t *testing.T) {
 	if err := c.Start(ctx); err == nil || !strings.Contains(err.Error(), "no handler") {
 		t.Errorf("Start with no handlers: %v", err)
 	}
-	wo, err := controller.New(d, "Example", 4, controller.Config{WriteOnly: true})
+	wo, err := controller.New(d, "Example", 4, controller.WithWriteOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +381,7 @@ func TestController_Setup(t *testing.T) {
 	if _, err := wo.MustEvent("scalars").Write(ctx, map[string]any{"int0": 1}); err != nil {
 		t.Errorf("write-only controller's event: %v", err)
 	}
-	if _, err := controller.New(d, "NoSuch", 0, controller.Config{}); err == nil {
+	if _, err := controller.New(d, "NoSuch", 0); err == nil {
 		t.Error("unknown component accepted")
 	}
 }
@@ -409,7 +404,7 @@ func TestAck_CmdType(t *testing.T) {
 func TestController_WriteOnlyWritesNothingOfItsOwn(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	ctx := testbus.Ctx(t)
-	wo, err := controller.New(d, "Example", 1, controller.Config{WriteOnly: true})
+	wo, err := controller.New(d, "Example", 1, controller.WithWriteOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,12 +96,12 @@ type Hooks struct {
 	// ENABLED) and stop the loops the CSC's own code started. By then
 	// running commands are aborted and the heartbeat has stopped, but the
 	// topics are open: it may still write. Its context ends after
-	// CSCConfig.CloseTimeout; an error is logged ("Controller.close_tasks
+	// cscConfig.CloseTimeout; an error is logged ("Controller.close_tasks
 	// failed; close continues", as the reference) and the close goes on.
 	Close func(ctx context.Context) error
 }
 
-// DefaultCloseTimeout bounds the Close hook unless CSCConfig.CloseTimeout
+// DefaultCloseTimeout bounds the Close hook unless cscConfig.CloseTimeout
 // sets another bound.
 const DefaultCloseTimeout = 10 * time.Second
 
@@ -129,13 +129,12 @@ type Configurable struct {
 	Configure func(ctx context.Context, cfg *Configuration) error
 }
 
-// CSCConfig configures a CSC; the zero CSCConfig is the reference's
-// BaseCsc (initial state STANDBY, simulation mode 0, no duplicate check).
-// Applications set it through package sal's options (sal.WithInitialState,
-// sal.WithVersion, ...).
-type CSCConfig struct {
+// cscConfig holds a CSC's settings; the zero cscConfig is the
+// reference's BaseCsc (initial state STANDBY, simulation mode 0, no
+// duplicate check). Options change it.
+type cscConfig struct {
 	// Controller configures the CSC's controller.
-	Controller Config
+	Controller config
 	// InitialState is the state the CSC goes to in Start (default
 	// STANDBY), through the transition commands as the reference does.
 	InitialState State
@@ -179,7 +178,7 @@ var ErrDuplicate = errors.New("controller: another instance of this CSC is runni
 // are its own: code acts on them through Hooks, not handlers.
 type CSC struct {
 	c    *Controller
-	cfg  CSCConfig
+	cfg  cscConfig
 	conf *configurator // nil unless configurable
 
 	// tr serialises the state-changing commands: each runs, from the
@@ -220,7 +219,11 @@ var genericCommands = []string{"start", "enable", "disable", "standby", "exitCon
 // checks, in the reference's order and with its texts, the configuration
 // (LSST_SITE, the schema, the folder), the initial state and the
 // simulation mode.
-func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, error) {
+func NewCSC(d *topics.Domain, name string, index int, opts ...CSCOption) (*CSC, error) {
+	var cfg cscConfig
+	for _, o := range opts {
+		o.applyCSC(&cfg)
+	}
 	comp, err := d.Component(name)
 	if err != nil {
 		return nil, err
@@ -252,7 +255,7 @@ func NewCSC(d *topics.Domain, name string, index int, cfg CSCConfig) (*CSC, erro
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = HeartbeatInterval
 	}
-	c, err := New(d, name, index, cfg.Controller)
+	c, err := newController(d, name, index, cfg.Controller)
 	if err != nil {
 		return nil, err
 	}

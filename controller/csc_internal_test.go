@@ -11,7 +11,7 @@ import (
 // when exitControl takes the CSC OFFLINE.
 func TestHeartbeatStopsAtOffline(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	s, err := NewCSC(d, "Example", 1, CSCConfig{Controller: Config{AllowMissing: true}})
+	s, err := NewCSC(d, "Example", 1, WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,24 +19,19 @@ import (
 
 // startCSC starts an Example CSC like the reference's TestCsc (see
 // remote's tests): setScalars, setArrays and wait need ENABLED.
-func startCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
+func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
 	t.Helper()
-	csc := newCSC(t, d, index, cfg...)
+	csc := newCSC(t, d, index, opts...)
 	if err := csc.Start(testbus.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	return csc
 }
 
-func newCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
+func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
 	t.Helper()
-	c := controller.CSCConfig{}
-	if len(cfg) > 0 {
-		c = cfg[0]
-	}
-	c.EnabledCommands = []string{"setScalars", "setArrays", "wait"}
-	c.Controller.Concurrent = []string{"wait"}
-	csc, err := controller.NewCSC(d, "Example", index, c)
+	opts = append([]controller.CSCOption{controller.WithEnabledCommands("setScalars", "setArrays", "wait"), controller.WithConcurrent("wait")}, opts...)
+	csc, err := controller.NewCSC(d, "Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +184,13 @@ func TestCSC_TransitionsSerialised(t *testing.T) {
 	ctx := testbus.Ctx(t)
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
+	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
 		BeginStart: func(context.Context, *controller.Command) error {
 			close(entered)
 			<-release
 			return nil
 		},
-	}})
+	}))
 	r := newRemote(t, d, 1)
 	start, err := r.StartCommand(ctx, "start", nil)
 	if err != nil {
@@ -322,7 +317,7 @@ func TestCSC_Hooks(t *testing.T) {
 	var mu sync.Mutex
 	var states []controller.State
 	failBegin, failEnd := true, true
-	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
+	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
 		BeginEnable: func(context.Context, *controller.Command) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -347,7 +342,7 @@ func TestCSC_Hooks(t *testing.T) {
 			states = append(states, s)
 			return nil
 		},
-	}})
+	}))
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	command(t, r, "start", map[string]any{"configurationOverride": "night.yaml"})
@@ -372,7 +367,7 @@ func TestCSC_Hooks(t *testing.T) {
 // and heartbeats; setLogLevel is answered.
 func TestCSC_StartupEvents(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 1, controller.CSCConfig{Version: "1.2.3", SimulationMode: 1, ValidSimulationModes: []int32{0, 1}, SubsystemVersions: "pump=3.1"})
+	startCSC(t, d, 1, controller.WithVersion("1.2.3"), controller.WithSimulationMode(1), controller.WithValidSimulationModes(0, 1), controller.WithSubsystemVersions("pump=3.1"))
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	for name, want := range map[string]map[string]any{
@@ -392,7 +387,7 @@ func TestCSC_StartupEvents(t *testing.T) {
 	if _, err := r.MustEvent("heartbeat").Next(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.NewCSC(d, "Example", 2, controller.CSCConfig{InitialState: 42}); err == nil {
+	if _, err := controller.NewCSC(d, "Example", 2, controller.WithInitialState(42)); err == nil {
 		t.Error("initial state 42 accepted")
 	}
 }
@@ -423,8 +418,8 @@ func TestCSC_LogMessage(t *testing.T) {
 // none runs, and refuses to start beside a running one.
 func TestCSC_CheckDuplicate(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
-	dup := newCSC(t, d, 7, controller.CSCConfig{CheckDuplicate: true})
+	startCSC(t, d, 7, controller.WithCheckDuplicate())
+	dup := newCSC(t, d, 7, controller.WithCheckDuplicate())
 	if err := dup.Start(testbus.Ctx(t)); !errors.Is(err, controller.ErrDuplicate) {
 		t.Fatalf("second instance: %v, want ErrDuplicate", err)
 	}
@@ -435,7 +430,7 @@ func TestCSC_CheckDuplicate(t *testing.T) {
 // the CSC's own commands take handlers by any of their names.
 func TestCSC_GenericCommandsAreTheCSCs(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	csc, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{Controller: controller.Config{AllowMissing: true}})
+	csc, err := controller.NewCSC(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,16 +485,15 @@ func TestCSC_StartupOrder(t *testing.T) {
 // which ends the CSC.
 func TestCSC_SimulationMode(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	if _, err := controller.NewCSC(d, "Example", 1, controller.CSCConfig{SimulationMode: 2}); err == nil || err.Error() != "controller: simulation_mode=2 not in valid_simulation_modes=[0]" {
+	if _, err := controller.NewCSC(d, "Example", 1, controller.WithSimulationMode(2)); err == nil || err.Error() != "controller: simulation_mode=2 not in valid_simulation_modes=[0]" {
 		t.Errorf("invalid mode: %v", err)
 	}
 	var seen int32 = -1
-	csc := startCSC(t, d, 1, controller.CSCConfig{SimulationMode: 1, ValidSimulationModes: []int32{0, 1},
-		Hooks: controller.Hooks{SimulationMode: func(_ context.Context, m int32) error { seen = m; return nil }}})
+	csc := startCSC(t, d, 1, controller.WithSimulationMode(1), controller.WithValidSimulationModes(0, 1), controller.WithHooks(controller.Hooks{SimulationMode: func(_ context.Context, m int32) error { seen = m; return nil }}))
 	if seen != 1 || csc.SimulationMode() != 1 {
 		t.Errorf("hook saw %d, getter %d", seen, csc.SimulationMode())
 	}
-	bad := newCSC(t, d, 2, controller.CSCConfig{Hooks: controller.Hooks{SimulationMode: func(context.Context, int32) error { return errors.New("no simulator") }}})
+	bad := newCSC(t, d, 2, controller.WithHooks(controller.Hooks{SimulationMode: func(context.Context, int32) error { return errors.New("no simulator") }}))
 	if err := bad.Start(testbus.Ctx(t)); err == nil || !strings.Contains(err.Error(), "no simulator") {
 		t.Fatalf("Start with a failing SimulationMode hook: %v", err)
 	}
@@ -521,13 +515,13 @@ func TestCSC_StateFromCode(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	var csc *controller.CSC
 	calls := 0
-	csc = startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(ctx context.Context, s controller.State) error {
+	csc = startCSC(t, d, 1, controller.WithHooks(controller.Hooks{SummaryState: func(ctx context.Context, s controller.State) error {
 		if s == controller.Fault {
 			calls++
 			return csc.Fault(ctx, 99, "again", "") // re-entered: ignored
 		}
 		return nil
-	}}})
+	}}))
 	r := newRemote(t, d, 1)
 	ctx := testbus.Ctx(t)
 	nextState(t, r) // STANDBY
@@ -581,12 +575,12 @@ func TestCSC_StateFromCode(t *testing.T) {
 // written.
 func TestCSC_SummaryStateHookFails(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	csc := startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
+	csc := startCSC(t, d, 1, controller.WithHooks(controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
 		if s == controller.Disabled {
 			return errors.New("cannot connect")
 		}
 		return nil
-	}}})
+	}}))
 	r := newRemote(t, d, 1)
 	a, err := r.Command(testbus.Ctx(t), "start", nil)
 	if err == nil || a.Result != "Failed: cannot connect" || csc.State() != controller.Standby {
@@ -605,8 +599,8 @@ func TestCSC_SummaryStateHookFails(t *testing.T) {
 // ExpectedError text and matches ErrDuplicate.
 func TestCSC_DuplicateText(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	startCSC(t, d, 3, controller.CSCConfig{HeartbeatInterval: 50 * time.Millisecond})
-	dup := newCSC(t, d, 3, controller.CSCConfig{CheckDuplicate: true, HeartbeatInterval: 50 * time.Millisecond})
+	startCSC(t, d, 3, controller.WithHeartbeatInterval(50*time.Millisecond))
+	dup := newCSC(t, d, 3, controller.WithCheckDuplicate(), controller.WithHeartbeatInterval(50*time.Millisecond))
 	err := dup.Start(testbus.Ctx(t))
 	var ee *controller.ExpectedError
 	if !errors.Is(err, controller.ErrDuplicate) || !errors.As(err, &ee) ||

@@ -29,7 +29,7 @@ import (
 // fit are dropped and counted, not waited for.
 func TestLog_StuckWriterBlocksNothing(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestLog_StuckWriterBlocksNothing(t *testing.T) {
 // refused at once with a text that says why.
 func TestCommandFlood_Bounded(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true, Concurrent: []string{"wait"}})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing(), controller.WithConcurrent("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestHostile_FullProducer(t *testing.T) {
 	d := testbus.Connect(t, cfg)
 
 	calls := make(chan int, 10)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func topicIDs(t *testing.T, brokers []string, parts ...string) map[[16]byte]bool
 // the commander waited for its timeout.
 func TestHostile_HugeErrorText(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func TestHostile_HugeErrorText(t *testing.T) {
 // lost without a count.
 func TestLog_FailedWritesCounted(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}

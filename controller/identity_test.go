@@ -17,7 +17,7 @@ func TestCSC_OwnRemotesCarryItsIdentity(t *testing.T) {
 	d := testbus.Connect(t, cfg)
 	peerDomain := testbus.Connect(t, cfg)
 	other := testbus.Connect(t, cfg)
-	before, err := remote.New(d, "Example", 2, remote.Config{})
+	before, err := remote.New(d, "Example", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestCSC_OwnRemotesCarryItsIdentity(t *testing.T) {
 	startCSC(t, d, 1)
 	peer := startCSC(t, peerDomain, 2)
 	own := newRemote(t, d, 2)
-	elsewhere, err := remote.New(other, "Example", 2, remote.Config{})
+	elsewhere, err := remote.New(other, "Example", 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,8 +44,7 @@ func TestCSC_InitialOfflineEnds(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	r := newRemote(t, d, 1)
 	var closes atomic.Int32
-	csc := startCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Offline,
-		Hooks: controller.Hooks{Close: func(context.Context) error { closes.Add(1); return nil }}})
+	csc := startCSC(t, d, 1, controller.WithInitialState(controller.Offline), controller.WithHooks(controller.Hooks{Close: func(context.Context) error { closes.Add(1); return nil }}))
 	cscDone(t, csc, "initial state OFFLINE")
 	if err := csc.Err(); err != nil {
 		t.Errorf("Err %v, want nil", err)
@@ -65,7 +64,7 @@ func TestCSC_StartupTransitionsAsCommands(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	var loopCtx context.Context
 	var mu sync.Mutex
-	csc := newCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Enabled, Hooks: controller.Hooks{
+	csc := newCSC(t, d, 1, controller.WithInitialState(controller.Enabled), controller.WithHooks(controller.Hooks{
 		BeginStart: func(ctx context.Context, cmd *controller.Command) error {
 			return cmd.InProgress(ctx, 10*time.Second, "")
 		},
@@ -77,7 +76,7 @@ func TestCSC_StartupTransitionsAsCommands(t *testing.T) {
 			}
 			return nil
 		},
-	}})
+	}))
 	start, cancel := context.WithCancel(testbus.Ctx(t))
 	if err := csc.Start(start); err != nil {
 		t.Fatal(err)
@@ -134,7 +133,7 @@ func TestCSC_CloseHookOnEveryPath(t *testing.T) {
 			var states []controller.State
 			var mu sync.Mutex
 			var csc *controller.CSC
-			csc = startCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{
+			csc = startCSC(t, d, 1, controller.WithHooks(controller.Hooks{
 				SummaryState: func(_ context.Context, s controller.State) error {
 					mu.Lock()
 					states = append(states, s)
@@ -149,7 +148,7 @@ func TestCSC_CloseHookOnEveryPath(t *testing.T) {
 					}
 					return errors.New("hardware would not let go")
 				},
-			}})
+			}))
 			nextState(t, r)
 			switch path {
 			case "exitControl":
@@ -189,7 +188,7 @@ func TestCSC_CloseHookOnEveryPath(t *testing.T) {
 // stop (the package's leak check).
 func TestBusClose_EndsEverything(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	csc := startCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Enabled})
+	csc := startCSC(t, d, 1, controller.WithInitialState(controller.Enabled))
 	r := newRemote(t, d, 1)
 	f, err := r.StartCommand(testbus.Ctx(t), "wait", map[string]any{"duration": 3600.0}, remote.WithTimeout(time.Hour))
 	if err != nil {
@@ -213,7 +212,7 @@ func TestCSC_ShutdownDuringExitControl(t *testing.T) {
 	r := newRemote(t, d, 1)
 	var csc *controller.CSC
 	shut := make(chan error, 1)
-	csc = newCSC(t, d, 1, controller.CSCConfig{InitialState: controller.Offline, Hooks: controller.Hooks{
+	csc = newCSC(t, d, 1, controller.WithInitialState(controller.Offline), controller.WithHooks(controller.Hooks{
 		SummaryState: func(ctx context.Context, s controller.State) error {
 			if s == controller.Offline && ctx.Err() == nil {
 				// The signal arrives now: Shutdown aborts this
@@ -223,7 +222,7 @@ func TestCSC_ShutdownDuringExitControl(t *testing.T) {
 			}
 			return nil
 		},
-	}})
+	}))
 	_ = csc.Start(testbus.Ctx(t)) // cut short by the Shutdown
 	if err := <-shut; err != nil {
 		t.Errorf("Shutdown: %v", err)

@@ -91,7 +91,7 @@ func TestLogMessage_HandlerErrors(t *testing.T) {
 // level changes.
 func TestLogMessage_BeforeStart(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestLogMessage_BeforeStart(t *testing.T) {
 // them. The log writer's queue used to be outside the flush.
 func TestLog_FlushCoversQueued(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	c, err := controller.New(d, "Example", 1, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,12 +77,12 @@ func TestCSC_LoopFault(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	var calls atomic.Int32
 	var sawFault atomic.Bool
-	csc := newCSC(t, d, 1, controller.CSCConfig{Hooks: controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
+	csc := newCSC(t, d, 1, controller.WithHooks(controller.Hooks{SummaryState: func(_ context.Context, s controller.State) error {
 		if s == controller.Fault {
 			sawFault.Store(true)
 		}
 		return nil
-	}}})
+	}}))
 	if err := csc.Loop("telemetry", time.Millisecond, 42, func(ctx context.Context) error {
 		if calls.Add(1) == 3 {
 			return errors.New("the sensor went away")

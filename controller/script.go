@@ -169,8 +169,10 @@ const ScriptHeartbeatInterval = 5 * time.Second
 // ScriptConfig describes a SAL script, as a subclass of ts_salobj's
 // BaseScript does. Run is required; the other hooks are optional.
 type ScriptConfig struct {
-	// Controller configures the script's controller (Identity, QueueLen).
-	Controller Config
+	// Options configure the script's controller (WithIdentity,
+	// WithQueueLen; it always reads its commands and needs a handler for
+	// each).
+	Options []Option
 	// ClassName is description.classname (salobj: the class name).
 	ClassName string
 	// Description and Help are description.description and .help.
@@ -291,9 +293,12 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	if cfg.FinalStateDelay == 0 {
 		cfg.FinalStateDelay = DefaultFinalStateDelay
 	}
-	cc := cfg.Controller
+	var cc config
+	for _, o := range cfg.Options {
+		o(&cc)
+	}
 	cc.AllowMissing, cc.WriteOnly = false, false
-	c, err := New(d, "Script", index, cc)
+	c, err := newController(d, "Script", index, cc)
 	if err != nil {
 		return nil, err
 	}

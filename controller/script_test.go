@@ -158,7 +158,7 @@ func (e *scriptEnv) start(index int, cfg controller.ScriptConfig, setup func(d *
 	if setup != nil {
 		setup(d)
 	}
-	r, err := remote.New(e.queue, "Script", index, remote.Config{})
+	r, err := remote.New(e.queue, "Script", index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,7 +665,7 @@ func TestScript_Remotes(t *testing.T) {
 	cfg := controller.ScriptConfig{ClassName: "NoConfig", Run: func(context.Context, *controller.Script) error { return nil }}
 	s, r := e.start(900, cfg, func(d *topics.Domain) {
 		for _, i := range []int{7, 5, 7} {
-			rm, err := remote.New(d, "Test", i, remote.Config{})
+			rm, err := remote.New(d, "Test", i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -754,7 +754,7 @@ func TestScript_FinalStateBeforeDone(t *testing.T) {
 	configure(t, r, "", "", "", "")
 	mustCmd(t, r, "stop", nil)
 	waitDone(t, s)
-	late, err := remote.New(e.queue, "Script", 951, remote.Config{})
+	late, err := remote.New(e.queue, "Script", 951)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,11 +19,10 @@ import (
 // used when neither the call nor its ctx sets a shorter one.
 const DefaultTimeout = time.Hour
 
-// Config configures a Remote; the zero Config is the reference's default
-// Remote (every event and telemetry topic, commands, the newest sample of
-// each event as history). Applications set it through package sal's
-// options (sal.WithReadOnly, sal.WithInclude, ...).
-type Config struct {
+// config holds a Remote's settings; the zero config is the reference's
+// default Remote (every event and telemetry topic, commands, the newest
+// sample of each event as history). Options change it.
+type config struct {
 	// ReadOnly makes a Remote that sends no commands (and reads no acks).
 	ReadOnly bool
 	// Include, if not empty, names the only events and telemetry topics
@@ -71,7 +70,11 @@ type Remote struct {
 // New makes a Remote of the named component and SAL index (0 for a
 // non-indexed component; for an indexed one, 0 reads every index). Call
 // Start before use.
-func New(d *topics.Domain, name string, index int, cfg Config) (*Remote, error) {
+func New(d *topics.Domain, name string, index int, opts ...Option) (*Remote, error) {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if len(cfg.Include) > 0 && len(cfg.Exclude) > 0 {
 		return nil, errors.New("remote: include and exclude lists cannot both be given")
 	}
@@ -100,7 +103,7 @@ func New(d *topics.Domain, name string, index int, cfg Config) (*Remote, error) 
 	return r, nil
 }
 
-func (r *Remote) build(cfg Config) error {
+func (r *Remote) build(cfg config) error {
 	var include, exclude []string
 	for _, list := range []struct {
 		names []string

@@ -26,10 +26,7 @@ func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 // fault faults.
 func startCSC(t testing.TB, d *topics.Domain, index int) *controller.CSC {
 	t.Helper()
-	csc, err := controller.NewCSC(d, "Example", index, controller.CSCConfig{
-		EnabledCommands: []string{"setScalars", "setArrays", "wait"},
-		Controller:      controller.Config{Concurrent: []string{"wait"}},
-	})
+	csc, err := controller.NewCSC(d, "Example", index, controller.WithEnabledCommands("setScalars", "setArrays", "wait"), controller.WithConcurrent("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +59,9 @@ func startCSC(t testing.TB, d *topics.Domain, index int) *controller.CSC {
 	return csc
 }
 
-func newRemote(t testing.TB, d *topics.Domain, index int, cfg ...remote.Config) *remote.Remote {
+func newRemote(t testing.TB, d *topics.Domain, index int, opts ...remote.Option) *remote.Remote {
 	t.Helper()
-	var c remote.Config
-	if len(cfg) > 0 {
-		c = cfg[0]
-	}
-	r, err := remote.New(d, "Example", index, c)
+	r, err := remote.New(d, "Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +218,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 	}
 	// A handler that says it needs 200 ms more, then never finishes: the
 	// command times out after 1 s + 200 ms, carrying the INPROGRESS ack.
-	c, err := controller.New(d, "Example", 2, controller.Config{AllowMissing: true})
+	c, err := controller.New(d, "Example", 2, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +320,7 @@ func TestRemote_CloseEndsPending(t *testing.T) {
 // settings.
 func TestRemote_Names(t *testing.T) {
 	d := testbus.Domain(t, nil)
-	r := newRemote(t, d, 1, remote.Config{Include: []string{"summaryState", "tel_scalars", "logevent_scalars"}, Identity: "me@here"})
+	r := newRemote(t, d, 1, remote.WithInclude("summaryState", "tel_scalars", "logevent_scalars"), remote.WithIdentity("me@here"))
 	if r.Name() != "Example:1" || r.Index() != 1 || r.Component().Name != "Example" || r.Identity() != "me@here" {
 		t.Errorf("names: %s %d %s %s", r.Name(), r.Index(), r.Component().Name, r.Identity())
 	}
@@ -339,7 +332,7 @@ func TestRemote_Names(t *testing.T) {
 	}
 	// A bare name that is both an event and a telemetry topic names both,
 	// as ts_salobj's include and exclude lists do.
-	both := newRemote(t, d, 1, remote.Config{Include: []string{"scalars"}, ReadOnly: true})
+	both := newRemote(t, d, 1, remote.WithInclude("scalars"), remote.WithReadOnly())
 	if ev, tel := both.EventNames(), both.TelemetryNames(); !slices.Equal(ev, []string{"scalars"}) || !slices.Equal(tel, []string{"scalars"}) {
 		t.Errorf("Include scalars: events %v, telemetry %v; want both scalars", ev, tel)
 	}
@@ -383,22 +376,22 @@ func TestRemote_Names(t *testing.T) {
 	if !errors.Is(err, remote.ErrNoSuchCommand) || !errors.Is(err, salxml.ErrUnknownTopic) || !strings.Contains(err.Error(), `remote: Example has no command "setScalar" (did you mean setScalars`) {
 		t.Errorf("unknown command: %v", err)
 	}
-	ro := newRemote(t, d, 1, remote.Config{ReadOnly: true, Exclude: []string{"heartbeat"}})
+	ro := newRemote(t, d, 1, remote.WithReadOnly(), remote.WithExclude("heartbeat"))
 	if _, err := ro.Event("heartbeat"); err == nil || len(ro.CommandNames()) != 0 {
 		t.Error("ReadOnly+Exclude: wrong readers or commands")
 	}
 	if _, err := ro.Command(testbus.Ctx(t), "start", nil); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("a read-only Remote's command: %v", err)
 	}
-	for _, bad := range []remote.Config{
-		{Include: []string{"summaryState"}, Exclude: []string{"heartbeat"}},
-		{Include: []string{"nosuch"}},
+	for name, bad := range map[string][]remote.Option{
+		"include and exclude": {remote.WithInclude("summaryState"), remote.WithExclude("heartbeat")},
+		"no such topic":       {remote.WithInclude("nosuch")},
 	} {
-		if _, err := remote.New(d, "Example", 1, bad); err == nil {
-			t.Errorf("config %+v accepted", bad)
+		if _, err := remote.New(d, "Example", 1, bad...); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, err := remote.New(d, "NoSuch", 0, remote.Config{}); err == nil {
+	if _, err := remote.New(d, "NoSuch", 0); err == nil {
 		t.Error("unknown component accepted")
 	}
 }
@@ -498,8 +491,8 @@ func TestCommand_ConcurrentWaits(t *testing.T) {
 func TestCommand_TwoIdentities(t *testing.T) {
 	d := testbus.Domain(t, nil)
 	startCSC(t, d, 1)
-	ra := newRemote(t, d, 1, remote.Config{Identity: "alice@example"})
-	rb := newRemote(t, d, 1, remote.Config{Identity: "bob@example"})
+	ra := newRemote(t, d, 1, remote.WithIdentity("alice@example"))
+	rb := newRemote(t, d, 1, remote.WithIdentity("bob@example"))
 	enable(t, ra)
 	var wg sync.WaitGroup
 	for _, r := range []*remote.Remote{ra, rb} {

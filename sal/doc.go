@@ -15,10 +15,10 @@
 //
 // A Remote of one component instance, on the process-wide bus:
 //
-//	r, err := sal.NewRemote("MTM1M3", 0, sal.WithExclude("forceActuatorData"))
+//	r, err := sal.NewRemote("MTM1M3", 0, remote.WithExclude("forceActuatorData"))
 //	if err != nil { ... }
 //	defer r.Close()
-//	ack, err := r.Command(ctx, "enable", nil, sal.WithTimeout(10*time.Second)) // waits for the final ack
+//	ack, err := r.Command(ctx, "enable", nil, remote.WithTimeout(10*time.Second)) // waits for the final ack
 //	state := r.MustEvent("summaryState").Get()                                 // late-joiner history
 //	ev, err := r.Event("evt_detailedState")                                    // any salctl name; an error names close matches
 //
@@ -38,7 +38,7 @@
 //
 // # Controllers and CSCs
 //
-//	csc, err := sal.NewCSC("Example", 1, sal.WithEnabledCommands("setScalars"))
+//	csc, err := sal.NewCSC("Example", 1, controller.WithEnabledCommands("setScalars"))
 //	csc.HandleFunc("setScalars", func(ctx context.Context, cmd *sal.Command) error {
 //		return nil // CMD_COMPLETE; an error acks CMD_FAILED with its text
 //	})

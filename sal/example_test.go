@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -22,7 +23,7 @@ func ExampleNewController() {
 	defer bus.Close()
 
 	// A bare controller: one handler per command, no state machine.
-	c, err := bus.NewController("Example", 2, sal.WithAllowMissing())
+	c, err := bus.NewController("Example", 2, controller.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -67,7 +68,7 @@ func ExampleRemote_recycle() {
 		return
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 3, sal.WithAllowMissing())
+	c, err := bus.NewController("Example", 3, controller.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -44,7 +45,7 @@ func TestSetSummaryState(t *testing.T) {
 	}
 
 	// A CSC that refuses enable.
-	csc2 := startCSC(t, b, 2, sal.WithHooks(sal.Hooks{BeginEnable: func(context.Context, *sal.Command) error { return sal.Expectedf("not today") }}))
+	csc2 := startCSC(t, b, 2, controller.WithHooks(sal.Hooks{BeginEnable: func(context.Context, *sal.Command) error { return sal.Expectedf("not today") }}))
 	r2 := newRemote(t, b, 2)
 	states, err = sal.SetSummaryState(ctx, r2, sal.Enabled, "")
 	if !errors.Is(err, sal.ErrCommandFailed) || !strings.HasPrefix(err.Error(), "Error on cmd=cmd_enable, initial_state=5: ") ||

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -87,7 +88,7 @@ func TestIdleRemote_Quiet(t *testing.T) {
 	b, capture := capturedBus(t)
 	startCSC(t, b, 1)
 	r := newRemote(t, b, 1)
-	short := newRemote(t, b, 1, sal.WithQueueLen(10), sal.WithReadOnly())
+	short := newRemote(t, b, 1, remote.WithQueueLen(10), remote.WithReadOnly())
 	hb := r.MustEvent("heartbeat")
 	deadline := time.Now().Add(25 * time.Second)
 	tick := time.NewTicker(100 * time.Millisecond)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 )
 
@@ -111,8 +112,8 @@ func (l *lifeCSC) make(dir string) CSCMaker {
 				return nil
 			},
 		}
-		csc, err := b.NewCSC("Example", index, append([]CSCOption{WithVersion("2.0"), WithAllowMissing(), WithHooks(hooks),
-			WithHeartbeatInterval(50 * time.Millisecond), WithConfiguration(Configurable{
+		csc, err := b.NewCSC("Example", index, append([]CSCOption{controller.WithVersion("2.0"), controller.WithAllowMissing(), controller.WithHooks(hooks),
+			controller.WithHeartbeatInterval(50 * time.Millisecond), controller.WithConfiguration(Configurable{
 				Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\n"),
 				ConfigDir: dir,
 				Configure: func(ctx context.Context, _ *Configuration) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -27,7 +28,7 @@ func Example_readme() {
 
 	// A CSC: the summary state machine, heartbeat and generic events come
 	// with it; it handles its own commands.
-	csc, err := sal.NewCSC("Example", 1, sal.WithAllowMissing())
+	csc, err := sal.NewCSC("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -73,7 +75,7 @@ func TestEmbeddedDataDir_RestartRecovers(t *testing.T) {
 		return b
 	}
 	b := connect()
-	ctrl, err := b.NewController("Example", 1, sal.WithAllowMissing())
+	ctrl, err := b.NewController("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestEmbeddedDataDir_RestartRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctrl.Close()
-	rem, err := b.NewRemote(ctx, "Example", 1, sal.WithReadOnly())
+	rem, err := b.NewRemote(ctx, "Example", 1, remote.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +161,7 @@ func TestEmbeddedDataDir_RestartRecovers(t *testing.T) {
 
 	// A late joiner: the latest sample, and the records from before the
 	// restart decoded with the schema the registry gives for their id.
-	late, err := connect().NewRemote(ctx, "Example", 1, sal.WithReadOnly())
+	late, err := connect().NewRemote(ctx, "Example", 1, remote.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +203,7 @@ func TestWithEmbeddedDataDir(t *testing.T) {
 		return b
 	}
 	b := connect()
-	ctrl, err := b.NewController("Example", 1, sal.WithAllowMissing())
+	ctrl, err := b.NewController("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +218,7 @@ func TestWithEmbeddedDataDir(t *testing.T) {
 
 	b = connect()
 	defer b.Close()
-	r, err := b.NewRemote(ctx, "Example", 1, sal.WithReadOnly())
+	r, err := b.NewRemote(ctx, "Example", 1, remote.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,8 @@ func ExpectedStates(from, to State) ([]State, error) { return controller.Expecte
 // LevelCritical is the slog level of Python's CRITICAL (50) in logMessage.
 const LevelCritical = controller.LevelCritical
 
-// DefaultCommandTimeout is a command's timeout unless WithTimeout sets one.
+// DefaultCommandTimeout is a command's timeout unless remote.WithTimeout
+// sets one.
 const DefaultCommandTimeout = remote.DefaultTimeout
 
 // DefaultStartTimeout bounds NewRemote, NewController and NewCSC, which
@@ -245,7 +246,7 @@ func NewRemote(name string, index int, opts ...RemoteOption) (*Remote, error) {
 
 // NewRemote makes and starts a Remote on this Bus (see sal.NewRemote).
 func (b *Bus) NewRemote(ctx context.Context, name string, index int, opts ...RemoteOption) (*Remote, error) {
-	r, err := remote.New(b.Domain, name, index, remoteConfig(opts))
+	r, err := remote.New(b.Domain, name, index, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +271,7 @@ func NewController(name string, index int, opts ...ControllerOption) (*Controlle
 
 // NewController makes a Controller on this Bus.
 func (b *Bus) NewController(name string, index int, opts ...ControllerOption) (*Controller, error) {
-	return controller.New(b.Domain, name, index, controllerConfig(opts))
+	return controller.New(b.Domain, name, index, opts...)
 }
 
 // NewCSC makes a CSC on the process-wide Bus; add handlers for its own
@@ -287,5 +288,5 @@ func NewCSC(name string, index int, opts ...CSCOption) (*CSC, error) {
 
 // NewCSC makes a CSC on this Bus.
 func (b *Bus) NewCSC(name string, index int, opts ...CSCOption) (*CSC, error) {
-	return controller.NewCSC(b.Domain, name, index, cscConfig(opts))
+	return controller.NewCSC(b.Domain, name, index, opts...)
 }

@@ -162,22 +162,22 @@ func runCSC(ctx context.Context, spec RunSpec, args []string, stdout, stderr io.
 	if has("initial_state") {
 		if s, ok := res.String("initial_state"); ok {
 			st, _ := controller.ParseState(s)
-			opts = append(opts, WithInitialState(st))
+			opts = append(opts, controller.WithInitialState(st))
 		}
 	}
 	if has("override") {
 		o, _ := res.String("override")
-		opts = append(opts, WithOverride(o))
+		opts = append(opts, controller.WithOverride(o))
 	}
 	if has("simulate") {
-		opts = append(opts, WithSimulationMode(int32(res.Value("simulate").(int))))
+		opts = append(opts, controller.WithSimulationMode(int32(res.Value("simulate").(int))))
 	}
 	if has("configdir") {
 		if d, ok := res.String("configdir"); ok {
-			opts = append(opts, WithConfigDir(d))
+			opts = append(opts, controller.WithConfigDir(d))
 		}
 	}
-	opts = append(opts, WithCheckDuplicate())
+	opts = append(opts, controller.WithCheckDuplicate())
 
 	// Signals are caught from here to the end: a second one during the
 	// shutdown is ignored, as the first one's work goes on.
@@ -250,7 +250,7 @@ func (spec RunSpec) Maker() CSCMaker {
 	}
 	modes := slices.Clone(spec.ValidSimulationModes)
 	return func(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
-		return spec.Make(b, index, append([]CSCOption{WithValidSimulationModes(modes...)}, opts...)...)
+		return spec.Make(b, index, append([]CSCOption{controller.WithValidSimulationModes(modes...)}, opts...)...)
 	}
 }
 

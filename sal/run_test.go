@@ -15,13 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/embedded"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // makeExample is a CSC author's constructor for the tests.
 func makeExample(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
-	csc, err := b.NewCSC("Example", index, append([]CSCOption{WithVersion("2.0"), WithAllowMissing()}, opts...)...)
+	csc, err := b.NewCSC("Example", index, append([]CSCOption{controller.WithVersion("2.0"), controller.WithAllowMissing()}, opts...)...)
 	return csc, err
 }
 
@@ -191,7 +192,7 @@ func TestRunCSC_ConfigFlags(t *testing.T) {
 	var gain float64
 	var mu sync.Mutex
 	mk := func(b *Bus, index int, opts ...CSCOption) (*CSC, error) {
-		return b.NewCSC("Example", index, append([]CSCOption{WithAllowMissing(), WithConfiguration(Configurable{
+		return b.NewCSC("Example", index, append([]CSCOption{controller.WithAllowMissing(), controller.WithConfiguration(Configurable{
 			Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\nrequired: [gain]\n"),
 			ConfigPkg: "ts_config_nosuch", // not used: --configdir wins
 			Configure: func(_ context.Context, c *Configuration) error {
@@ -318,12 +319,12 @@ func TestRunCSC_SimulationModesOnce(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", res.code, res.stderr)
 	}
 	// A test makes the same CSC through the spec's maker.
-	csc, err := spec.Maker()(b, 8, WithSimulationMode(1))
+	csc, err := spec.Maker()(b, 8, controller.WithSimulationMode(1))
 	if err != nil {
 		t.Fatalf("spec.Maker() in simulation mode 1: %v", err)
 	}
 	csc.Close()
-	if _, err := spec.Maker()(b, 8, WithSimulationMode(2)); err == nil || !strings.Contains(err.Error(), "simulation_mode=2 not in valid_simulation_modes=[0, 1]") {
+	if _, err := spec.Maker()(b, 8, controller.WithSimulationMode(2)); err == nil || !strings.Contains(err.Error(), "simulation_mode=2 not in valid_simulation_modes=[0, 1]") {
 		t.Errorf("spec.Maker() in simulation mode 2: %v", err)
 	}
 }
@@ -353,7 +354,7 @@ func TestRunCSC_ExitControlDuringStart(t *testing.T) {
 	opts, _, r, ctx := runnerPeer(t, 5)
 	var first atomic.Bool
 	make := func(bb *Bus, index int, o ...CSCOption) (*CSC, error) {
-		return makeExample(bb, index, append(o, WithHooks(Hooks{SummaryState: func(hctx context.Context, s State) error {
+		return makeExample(bb, index, append(o, controller.WithHooks(Hooks{SummaryState: func(hctx context.Context, s State) error {
 			if first.CompareAndSwap(false, true) {
 				// Still in Start: exitControl comes now, and this hook
 				// (Start's last step but the report) ends as the CSC

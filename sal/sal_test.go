@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/remote"
 
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
@@ -57,8 +59,8 @@ func ctxT(t testing.TB) context.Context {
 func startCSC(t testing.TB, b *sal.Bus, index int, opts ...sal.CSCOption) *sal.CSC {
 	t.Helper()
 	opts = append([]sal.CSCOption{
-		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
-		sal.WithConcurrent("wait"),
+		controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		controller.WithConcurrent("wait"),
 	}, opts...)
 	csc, err := b.NewCSC("Example", index, opts...)
 	if err != nil {
@@ -141,7 +143,7 @@ func TestIndexedPair(t *testing.T) {
 	b := newBus(t)
 	c1 := startCSC(t, b, 1)
 	c2 := startCSC(t, b, 2)
-	all := newRemote(t, b, 0, sal.WithReadOnly())
+	all := newRemote(t, b, 0, remote.WithReadOnly())
 	// The index-0 reader sees the summaryState of both, history first.
 	seen := map[int32]bool{}
 	ctx := ctxT(t)

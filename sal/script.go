@@ -11,6 +11,7 @@ import (
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/argparse"
+	"github.com/lsst-sal/salgo/remote"
 )
 
 // The types of SAL scripts.
@@ -160,7 +161,7 @@ func (s *Script) Bus() *Bus { return s.bus }
 // salobj script's constructor does; opts may override it. Made in Setup,
 // it is listed in description.remotes.
 func (s *Script) NewRemote(ctx context.Context, name string, index int, opts ...RemoteOption) (*Remote, error) {
-	return s.bus.NewRemote(ctx, name, index, append([]RemoteOption{WithIdentity(s.Identity())}, opts...)...)
+	return s.bus.NewRemote(ctx, name, index, append([]RemoteOption{remote.WithIdentity(s.Identity())}, opts...)...)
 }
 
 // Script exit codes, as a salobj script's (BaseScript.amain).

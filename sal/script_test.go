@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/remote"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -59,7 +61,7 @@ func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
 	return ScriptSpec{
 		Name: "Slew", Description: "slews the Test component", Schema: []byte(slewSchema), Bus: opts,
 		Setup: func(ctx context.Context, s *Script) (err error) {
-			test, err = s.NewRemote(ctx, "Test", 1, WithInclude("summaryState"))
+			test, err = s.NewRemote(ctx, "Test", 1, remote.WithInclude("summaryState"))
 			return err
 		},
 		Configure: func(ctx context.Context, s *Script, c *ScriptConfiguration) error { return c.Decode(&cfg) },
@@ -153,7 +155,7 @@ func newQueueSide(t *testing.T, ctx context.Context, opts []Option, index int) *
 	}
 	t.Cleanup(func() { b.Close() })
 	q := &queueSide{}
-	if q.test, err = b.NewController("Test", 1, WithAllowMissing()); err != nil {
+	if q.test, err = b.NewController("Test", 1, controller.WithAllowMissing()); err != nil {
 		t.Fatal(err)
 	}
 	q.test.HandleFunc("setScalars", func(ctx context.Context, cmd *Command) error {

@@ -21,6 +21,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
@@ -222,9 +224,9 @@ func setup(ctx context.Context, o options, stdout, stderr io.Writer) (*soaker, e
 		if cc.Command(s.cmd) == nil {
 			return fail(fmt.Errorf("%s has no %s command", cscComp, s.cmd))
 		}
-		s.csc, err = bus.NewCSC(cscComp, 1, sal.WithInitialState(sal.Enabled),
-			sal.WithEnabledCommands(s.cmd),
-			sal.WithAllowMissing())
+		s.csc, err = bus.NewCSC(cscComp, 1, controller.WithInitialState(sal.Enabled),
+			controller.WithEnabledCommands(s.cmd),
+			controller.WithAllowMissing())
 		if err != nil {
 			return fail(err)
 		}
@@ -235,7 +237,7 @@ func setup(ctx context.Context, o options, stdout, stderr io.Writer) (*soaker, e
 		if err := s.csc.Start(cctx); err != nil {
 			return fail(err)
 		}
-		s.rem, err = bus.NewRemote(cctx, cscComp, 1, sal.WithInclude("summaryState"))
+		s.rem, err = bus.NewRemote(cctx, cscComp, 1, remote.WithInclude("summaryState"))
 		if err != nil {
 			return fail(err)
 		}
@@ -496,7 +498,7 @@ func (s *soaker) commandLoop(ctx context.Context, start time.Time) {
 			cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			t0 := time.Now()
-			_, err := s.rem.Command(cctx, s.cmd, nil, sal.WithTimeout(20*time.Second))
+			_, err := s.rem.Command(cctx, s.cmd, nil, remote.WithTimeout(20*time.Second))
 			d := time.Since(t0)
 			if err != nil {
 				s.cmdFail.Add(1)

@@ -9,7 +9,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -51,9 +53,9 @@ func run(ctx context.Context) error {
 	// 1. A CSC: the summary state machine comes with it; we add handlers
 	// for the Example's own commands.
 	csc, err := bus.NewCSC("Example", 1,
-		sal.WithVersion("quickstart-1.0"),
-		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
-		sal.WithConcurrent("wait"))
+		controller.WithVersion("quickstart-1.0"),
+		controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		controller.WithConcurrent("wait"))
 	if err != nil {
 		return err
 	}
@@ -108,7 +110,7 @@ func run(ctx context.Context) error {
 
 	// 3. STANDBY -> DISABLED -> ENABLED.
 	for _, c := range []string{"start", "enable"} {
-		ack, err := r.Command(ctx, c, nil, sal.WithTimeout(10*time.Second))
+		ack, err := r.Command(ctx, c, nil, remote.WithTimeout(10*time.Second))
 		if err != nil {
 			return err
 		}
@@ -147,7 +149,7 @@ func run(ctx context.Context) error {
 	fmt.Printf("setArrays -> event arrays: double0=%v int0=%v\n", arr["double0"], arr["int0"])
 
 	// 5. A long command: the CSC acknowledges INPROGRESS, then COMPLETE.
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, sal.WithTimeout(2*time.Second))
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, remote.WithTimeout(2*time.Second))
 	if err != nil {
 		return err
 	}
@@ -163,7 +165,7 @@ func run(ctx context.Context) error {
 	}
 
 	// 6. A late joiner sees the newest summaryState at once.
-	late, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("summaryState"))
+	late, err := bus.NewRemote(ctx, "Example", 1, remote.WithReadOnly(), remote.WithInclude("summaryState"))
 	if err != nil {
 		return err
 	}

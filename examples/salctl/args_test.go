@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -19,7 +20,7 @@ func TestCommand_NameValue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	b := sharedBus(t, ctx, "namevalue")
-	csc, err := b.NewCSC("Example", 4, sal.WithAllowMissing(), sal.WithInitialState(sal.Enabled))
+	csc, err := b.NewCSC("Example", 4, controller.WithAllowMissing(), controller.WithInitialState(sal.Enabled))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/examples/internal/lineedit"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -676,7 +677,7 @@ func (cm *commander) send(ctx context.Context, j *job, t *salxml.Topic, params m
 	cm.mu.Lock()
 	states, stateCh := cm.states, cm.stateCh
 	cm.mu.Unlock()
-	f, err := cm.remote.StartCommand(ctx, name, params, sal.WithTimeout(cm.timeout))
+	f, err := cm.remote.StartCommand(ctx, name, params, remote.WithTimeout(cm.timeout))
 	if err != nil {
 		return fieldHints(t, err)
 	}

@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -168,17 +170,17 @@ ack within -timeout (which must be > 0; each CMD_INPROGRESS ack extends it),
 // without them, its first event: commands need no readers.
 func readsLittle(c *salxml.Component) sal.RemoteOption {
 	if c.Event("summaryState") != nil && c.Event("heartbeat") != nil {
-		return sal.WithInclude("summaryState", "heartbeat")
+		return remote.WithInclude("summaryState", "heartbeat")
 	}
 	if c.Event("summaryState") != nil {
-		return sal.WithInclude("summaryState")
+		return remote.WithInclude("summaryState")
 	}
 	for _, t := range c.Topics {
 		if t.Kind == salxml.Event || t.Kind == salxml.Telemetry {
-			return sal.WithInclude(t.Name())
+			return remote.WithInclude(t.Name())
 		}
 	}
-	return sal.WithInclude()
+	return remote.WithInclude()
 }
 
 // bareCommand accepts start, cmd_start or command_start.
@@ -252,7 +254,7 @@ func cmdCommand(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "salctl command: warning: %s; sending %s anyway (-wait)\n", lv.why(r.Name(), int32(idx)), name)
 	}
-	f, err := r.StartCommand(ctx, name, params, sal.WithTimeout(*timeout))
+	f, err := r.StartCommand(ctx, name, params, remote.WithTimeout(*timeout))
 	if err != nil {
 		return fieldHints(c.Command(name), err)
 	}
@@ -442,12 +444,12 @@ func cmdState(e *env, args []string) error {
 		}
 		defer csc.Close()
 	}
-	opts := []sal.RemoteOption{sal.WithInclude("summaryState")}
+	opts := []sal.RemoteOption{remote.WithInclude("summaryState")}
 	if c.Event("heartbeat") != nil {
-		opts = []sal.RemoteOption{sal.WithInclude("summaryState", "heartbeat")}
+		opts = []sal.RemoteOption{remote.WithInclude("summaryState", "heartbeat")}
 	}
 	if target == 0 {
-		opts = append(opts, sal.WithReadOnly())
+		opts = append(opts, remote.WithReadOnly())
 	}
 	r, err := startRemote(ctx, bus, c, idx, *timeout, opts...)
 	if err != nil {
@@ -565,7 +567,7 @@ func cmdState(e *env, args []string) error {
 		if st.cmd == "start" && *override != "" {
 			params = map[string]any{"configurationOverride": *override}
 		}
-		ack, err := r.Command(ctx, st.cmd, params, sal.WithTimeout(*timeout))
+		ack, err := r.Command(ctx, st.cmd, params, remote.WithTimeout(*timeout))
 		if ack != nil {
 			printAck(e, r.Name(), st.cmd, ack, *asJSON)
 		}
@@ -640,14 +642,14 @@ func cmdCSC(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, format, args...)
 	}
 	name := c.NameIndex(idx)
-	opts := []sal.CSCOption{sal.WithHooks(sal.Hooks{SummaryState: func(_ context.Context, s sal.State) error {
+	opts := []sal.CSCOption{controller.WithHooks(sal.Hooks{SummaryState: func(_ context.Context, s sal.State) error {
 		printf("%s summaryState %d (%s)\n", name, int32(s), s.Name())
 		return nil
 	}})}
 	if !bus.Embedded() {
 		// Nobody else is on an in-process bus: no duplicate to look for.
 		fmt.Fprintf(e.stderr, "salctl csc: looking for a running %s (its heartbeat) before starting\n", name)
-		opts = append(opts, sal.WithCheckDuplicate())
+		opts = append(opts, controller.WithCheckDuplicate())
 	}
 	// The acks the CSC writes, read back: every command, refused or not.
 	in, err := bus.NewInstance(c, idx, "")

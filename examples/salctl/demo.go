@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/validate"
@@ -109,7 +110,7 @@ func demoRecord(t *salxml.Topic, enums *cli.Enums, rng *rand.Rand) map[string]an
 // command with a positive "duration" field (as Example's wait) is first
 // acknowledged CMD_INPROGRESS and completes after that many seconds.
 func demoCSC(ctx context.Context, bus *sal.Bus, c *salxml.Component, idx int, opts ...sal.CSCOption) (*sal.CSC, error) {
-	opts = append([]sal.CSCOption{sal.WithVersion("salctl-demo"), sal.WithAllowMissing()}, opts...)
+	opts = append([]sal.CSCOption{controller.WithVersion("salctl-demo"), controller.WithAllowMissing()}, opts...)
 	csc, err := bus.NewCSC(c.Name, idx, opts...)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
@@ -60,7 +61,7 @@ func TestState_KilledCSC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csc, err := demoCSC(ctx, b, c, 7, sal.WithInitialState(sal.Enabled))
+	csc, err := demoCSC(ctx, b, c, 7, controller.WithInitialState(sal.Enabled))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/saltest"
@@ -38,7 +39,7 @@ func newSlewTest(t *testing.T) (*saltest.ScriptHarness, chan string) {
 	needXML(t)
 	h, sent := saltest.NewScript(t, Spec(), saltest.ScriptOptions{}), make(chan string, 10)
 	saltest.NewCSC(t, func(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
-		csc, err := b.NewCSC("Test", index, append([]sal.CSCOption{sal.WithAllowMissing()}, opts...)...)
+		csc, err := b.NewCSC("Test", index, append([]sal.CSCOption{controller.WithAllowMissing()}, opts...)...)
 		if err == nil {
 			csc.HandleFunc("setScalars", func(_ context.Context, c *sal.Command) error {
 				sent <- fmt.Sprint(c.Data["int0"], " from ", c.Identity)

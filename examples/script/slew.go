@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -39,7 +40,7 @@ func Spec() sal.ScriptSpec {
 		// The Remote is made before the script starts, so that
 		// description.remotes lists it ("Test:1").
 		Setup: func(ctx context.Context, s *sal.Script) (err error) {
-			test, err = s.NewRemote(ctx, "Test", TestIndex, sal.WithInclude("summaryState", "heartbeat"))
+			test, err = s.NewRemote(ctx, "Test", TestIndex, remote.WithInclude("summaryState", "heartbeat"))
 			return err
 		},
 		Configure: func(ctx context.Context, s *sal.Script, c *sal.ScriptConfiguration) error {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -43,7 +44,7 @@ func Spec() sal.RunSpec {
 
 // New makes the CSC (a sal.CSCMaker).
 func New(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
-	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithVersion(Version), sal.WithAllowMissing()}, opts...)...)
+	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{controller.WithVersion(Version), controller.WithAllowMissing()}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

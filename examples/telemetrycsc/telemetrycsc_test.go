@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/saltest"
@@ -21,7 +22,7 @@ func opts(csc ...sal.CSCOption) saltest.Options {
 // TestTelemetryLoop: in simulation, the first sample follows summaryState
 // ENABLED and the samples count up; after disable none follows DISABLED.
 func TestTelemetryLoop(t *testing.T) {
-	h := saltest.NewCSC(t, Spec().Maker(), opts(sal.WithSimulationMode(1)))
+	h := saltest.NewCSC(t, Spec().Maker(), opts(controller.WithSimulationMode(1)))
 	ctx := context.Background()
 	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Enabled, ""); err != nil {
 		t.Fatal(err)

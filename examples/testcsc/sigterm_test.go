@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -122,7 +123,7 @@ func TestTestCSC_SIGTERMAnyMoment(t *testing.T) {
 			t.Errorf("%s: no close hook line in stderr:\n%s", what, errText)
 		}
 		// A late joiner reads what the program left on the bus.
-		r, err := b.NewRemote(ctx, comp, index, sal.WithReadOnly(), sal.WithInclude("summaryState"))
+		r, err := b.NewRemote(ctx, comp, index, remote.WithReadOnly(), remote.WithInclude("summaryState"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -74,17 +75,17 @@ func New(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
 func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) {
 	t := &TestCSC{}
 	csc, err := b.NewCSC(Component(b), index, append([]sal.CSCOption{
-		sal.WithVersion(Version),
-		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
-		sal.WithConcurrent("wait"),
+		controller.WithVersion(Version),
+		controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		controller.WithConcurrent("wait"),
 		// What a CSC that holds hardware releases here; the TestCsc holds
 		// none, and says so on the process log (the line operators and CI
 		// look for), not as a logMessage: salobj's TestCsc writes none.
-		sal.WithHooks(sal.Hooks{Close: func(context.Context) error {
+		controller.WithHooks(sal.Hooks{Close: func(context.Context) error {
 			b.Logger().Info("close_tasks: TestCsc closed; nothing to release", "csc", t.Name())
 			return nil
 		}}),
-		sal.WithConfiguration(sal.Configurable{
+		controller.WithConfiguration(sal.Configurable{
 			Schema: schema, ConfigPkg: "ts_config_ocs",
 			Configure: func(_ context.Context, c *sal.Configuration) error {
 				var cfg Config

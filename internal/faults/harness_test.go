@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -541,7 +542,7 @@ func (c *commander) one(start time.Time) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout+20*time.Second)
 	defer cancel()
 	var kind string
-	f, err := c.r.StartCommand(ctx, c.name, nil, sal.WithTimeout(c.timeout))
+	f, err := c.r.StartCommand(ctx, c.name, nil, remote.WithTimeout(c.timeout))
 	if err != nil {
 		kind = "send failed"
 	} else {

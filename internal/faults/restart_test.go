@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 )
@@ -126,7 +128,7 @@ func newPipeline(t *testing.T, e *faultEnv, addrs []string, acks string, command
 	tp := comp.Telemetry("forceActuatorData")
 	var w *topics.Writer
 	if commands {
-		p.ctrl, err = p.bus.NewController("MTM1M3", 0, sal.WithAllowMissing())
+		p.ctrl, err = p.bus.NewController("MTM1M3", 0, controller.WithAllowMissing())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +143,7 @@ func newPipeline(t *testing.T, e *faultEnv, addrs []string, acks string, command
 		if err := p.ctrl.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		rem, err := p.bus.NewRemote(ctx, "MTM1M3", 0, sal.WithInclude("forceActuatorData"), sal.WithQueueLen(20000))
+		rem, err := p.bus.NewRemote(ctx, "MTM1M3", 0, remote.WithInclude("forceActuatorData"), remote.WithQueueLen(20000))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -31,7 +33,7 @@ func TestGoWritesPythonReads(t *testing.T) {
 			sub := subname(t)
 			ctx := ctxFor(t, 3*time.Minute)
 			bus := connect(t, comp.defs, sub)
-			c, err := bus.NewController(comp.name, comp.index, sal.WithWriteOnly())
+			c, err := bus.NewController(comp.name, comp.index, controller.WithWriteOnly())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,8 +106,8 @@ func TestPythonCommandsGoCSC(t *testing.T) {
 		got[cmd.Name] = seen{cmd.Name, cmd.Identity, cmd.SeqNum, cmd.Origin, cmd.SALIndex, maps.Clone(cmd.Data)}
 	}
 	csc, err := bus.NewCSC(comp.name, comp.index,
-		sal.WithAllowMissing(),
-		sal.WithHooks(sal.Hooks{BeginStart: func(_ context.Context, cmd *sal.Command) error {
+		controller.WithAllowMissing(),
+		controller.WithHooks(sal.Hooks{BeginStart: func(_ context.Context, cmd *sal.Command) error {
 			keep(cmd)
 			return nil
 		}}))
@@ -289,12 +291,12 @@ func TestPythonWritesGoRemoteReads(t *testing.T) {
 		return m
 	}
 
-	r0, err := bus.NewRemote(ctx, comp.name, 0, sal.WithReadOnly())
+	r0, err := bus.NewRemote(ctx, comp.name, 0, remote.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r0.Close()
-	r1, err := bus.NewRemote(ctx, comp.name, 1, sal.WithReadOnly())
+	r1, err := bus.NewRemote(ctx, comp.name, 1, remote.WithReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -53,7 +54,7 @@ func TestScriptQueuePython(t *testing.T) {
 	sub := subname(t)
 	ctx := ctxFor(t, 10*time.Minute)
 	bus := connect(t, defs, sub)
-	test, err := bus.NewCSC("Test", 1, sal.WithAllowMissing(), sal.WithEnabledCommands("setScalars", "wait"), sal.WithConcurrent("wait"))
+	test, err := bus.NewCSC("Test", 1, controller.WithAllowMissing(), controller.WithEnabledCommands("setScalars", "wait"), controller.WithConcurrent("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}

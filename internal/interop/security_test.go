@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -85,12 +87,12 @@ func secureConnect(t *testing.T, d time.Duration, opts ...sal.Option) (*sal.Bus,
 func roundTrip(t *testing.T, bus *sal.Bus) {
 	t.Helper()
 	ctx := ctxFor(t, 2*time.Minute)
-	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("scalars"), sal.WithEventHistory(false))
+	r, err := bus.NewRemote(ctx, "Example", 1, remote.WithReadOnly(), remote.WithInclude("scalars"), remote.WithEventHistory(false))
 	if err != nil {
 		t.Fatalf("NewRemote: %v", err)
 	}
 	defer r.Close()
-	c, err := bus.NewController("Example", 1, sal.WithWriteOnly())
+	c, err := bus.NewController("Example", 1, controller.WithWriteOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/cputime"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/salprom"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -48,7 +50,7 @@ func hotPath(b *testing.B, metrics bool) {
 		b.Fatal(err)
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 1, sal.WithAllowMissing())
+	c, err := bus.NewController("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func hotPath(b *testing.B, metrics bool) {
 		b.Fatal(err)
 	}
 	// A queue long enough that the callback never falls a queue behind.
-	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithReadOnly(), sal.WithInclude("arrays"), sal.WithQueueLen(1<<17))
+	r, err := bus.NewRemote(ctx, "Example", 1, remote.WithReadOnly(), remote.WithInclude("arrays"), remote.WithQueueLen(1<<17))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -98,7 +100,7 @@ func TestScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bus.Close()
-	csc, err := bus.NewCSC("Example", 1, sal.WithAllowMissing())
+	csc, err := bus.NewCSC("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A small queue that overflows: 10 records kept, the rest dropped and counted.
-	r, err := bus.NewRemote(ctx, "Example", 1, sal.WithQueueLen(10))
+	r, err := bus.NewRemote(ctx, "Example", 1, remote.WithQueueLen(10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +240,7 @@ func Example() {
 		return
 	}
 	defer bus.Close()
-	c, err := bus.NewController("Example", 1, sal.WithAllowMissing())
+	c, err := bus.NewController("Example", 1, controller.WithAllowMissing())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -48,7 +48,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/cscconfig"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/validate"
 )
@@ -142,7 +144,7 @@ func NewCSC(t testing.TB, make sal.CSCMaker, o Options) *Harness {
 	t.Cleanup(csc.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	defer cancel()
-	r, err := b.NewRemote(ctx, csc.Component().Name, o.Index, append([]sal.RemoteOption{sal.WithIdentity(csc.Identity())}, o.Remote...)...)
+	r, err := b.NewRemote(ctx, csc.Component().Name, o.Index, append([]sal.RemoteOption{remote.WithIdentity(csc.Identity())}, o.Remote...)...)
 	if err != nil {
 		t.Fatalf("saltest: make the Remote: %v", err)
 	}
@@ -163,9 +165,9 @@ func (o Options) cscOptions() []sal.CSCOption {
 	if !ok {
 		site = "test"
 	}
-	opts := []sal.CSCOption{sal.WithSite(site)}
+	opts := []sal.CSCOption{controller.WithSite(site)}
 	if o.ConfigDir != "" {
-		opts = append(opts, sal.WithConfigDir(o.ConfigDir))
+		opts = append(opts, controller.WithConfigDir(o.ConfigDir))
 	}
 	return opts
 }
@@ -306,7 +308,7 @@ func checkBadCommands(t testing.TB, r *sal.Remote, state string, good []string) 
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
-		ack, err := r.Command(ctx, cmd, nil, sal.WithTimeout(DefaultTimeout))
+		ack, err := r.Command(ctx, cmd, nil, remote.WithTimeout(DefaultTimeout))
 		cancel()
 		switch {
 		case err == nil:
@@ -359,7 +361,7 @@ func (h *Harness) CheckStandardStateTransitions(t testing.TB, enabledCommands []
 	from := sal.Standby
 	step := func(cmd string, params map[string]any, want sal.State) {
 		t.Helper()
-		if _, err := h.Remote.Command(ctx, cmd, params, sal.WithTimeout(DefaultTimeout)); err != nil {
+		if _, err := h.Remote.Command(ctx, cmd, params, remote.WithTimeout(DefaultTimeout)); err != nil {
 			t.Fatalf("in %s: %s (to %s): %v", from.Name(), cmd, want.Name(), err)
 		}
 		if s := h.CSC.State(); s != want {

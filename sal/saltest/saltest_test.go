@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/saltest"
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 // the Example component (a copy of ts_xml's Test) as TestCsc is.
 func newExampleCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
 	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{
-		sal.WithVersion("1.0"), sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		controller.WithVersion("1.0"), controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
 	}, opts...)...)
 	if err != nil {
 		return nil, err
@@ -193,7 +194,7 @@ func (e *exampleTB) cleanup() {
 // the gain it got.
 func configurableCSC(gains chan<- float64) sal.CSCMaker {
 	return func(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
-		return b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing(), sal.WithConfiguration(sal.Configurable{
+		return b.NewCSC("Example", index, append([]sal.CSCOption{controller.WithAllowMissing(), controller.WithConfiguration(sal.Configurable{
 			Schema:    []byte("title: Example v1\ntype: object\nproperties: {gain: {type: number}}\nrequired: [gain]\n"),
 			ConfigPkg: "ts_config_nosuch", // not used: the harness's folder wins
 			Configure: func(_ context.Context, c *sal.Configuration) error {
@@ -245,7 +246,7 @@ func TestNewCSC_ConfigDir(t *testing.T) {
 // laxCSC is an Example CSC whose own commands succeed in any state: wrong
 // for CheckStandardStateTransitions.
 func laxCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
-	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{sal.WithAllowMissing()}, opts...)...)
+	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{controller.WithAllowMissing()}, opts...)...)
 	if err == nil {
 		csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error { return nil })
 	}

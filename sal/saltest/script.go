@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
 
@@ -158,7 +159,7 @@ func (h *ScriptHarness) ConfigureError(t testing.TB, c ScriptConfig) error {
 	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
 	if _, err := h.Remote.Command(ctx, "configure", map[string]any{"config": text, "logLevel": c.LogLevel,
-		"pauseCheckpoint": c.PauseCheckpoint, "stopCheckpoint": c.StopCheckpoint, "blockId": c.BlockID}, sal.WithTimeout(h.timeout)); err != nil {
+		"pauseCheckpoint": c.PauseCheckpoint, "stopCheckpoint": c.StopCheckpoint, "blockId": c.BlockID}, remote.WithTimeout(h.timeout)); err != nil {
 		return err
 	}
 	h.WaitState(t, sal.ScriptConfigured, nil)
@@ -166,7 +167,7 @@ func (h *ScriptHarness) ConfigureError(t testing.TB, c ScriptConfig) error {
 	if group == "" {
 		group = time.Now().UTC().Format("2006-01-02T15:04:05.000")
 	}
-	if _, err := h.Remote.Command(ctx, "setGroupId", map[string]any{"groupId": group}, sal.WithTimeout(h.timeout)); err != nil {
+	if _, err := h.Remote.Command(ctx, "setGroupId", map[string]any{"groupId": group}, remote.WithTimeout(h.timeout)); err != nil {
 		t.Fatalf("%s: setGroupId: %v", h.Remote.Name(), err)
 	}
 	return nil
@@ -201,7 +202,7 @@ func (h *ScriptHarness) Command(t testing.TB, name string, params map[string]any
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
-	if _, err := h.Remote.Command(ctx, name, params, sal.WithTimeout(h.timeout)); err != nil {
+	if _, err := h.Remote.Command(ctx, name, params, remote.WithTimeout(h.timeout)); err != nil {
 		t.Fatalf("%s: %s: %v", h.Remote.Name(), name, err)
 	}
 }
