@@ -175,3 +175,36 @@ func TestAdd_PanicsWhereArgparseRaises(t *testing.T) {
 		})
 	}
 }
+
+// TestHelp_LayoutIsArgparsesWithoutWrapping pins the help layout, which is
+// Go's own beyond the usage: argparse's columns, texts not wrapped.
+func TestHelp_LayoutIsArgparsesWithoutWrapping(t *testing.T) {
+	p := customParser()
+	p.SetColumns(80)
+	want := `usage: Run MyCsc [-h] [--host ADDR] --port PORT [-v] [-q] [--mode MODE]
+                 [--no-help-option NO_HELP_OPTION]
+                 [--a-very-long-option-name A_VERY_LONG_OPTION_NAME]
+                 [--version]
+                 index
+
+Run the MyCsc CSC: a controller that talks to the hardware over TCP/IP, with a simulator for tests and a well-known default host.
+
+positional arguments:
+  index                 SAL index.
+
+options:
+  -h, --help            show this help message and exit
+  --host ADDR           address of the low-level controller
+  --port PORT           TCP port
+  -v, --verbose         say more
+  -q                    say less
+  --mode MODE           how to move
+  --no-help-option NO_HELP_OPTION
+  --a-very-long-option-name A_VERY_LONG_OPTION_NAME
+                        long names put the help on the next line, and a long help wraps at the help width
+  --version             show program's version number and exit
+`
+	if got := p.Help(); got != want {
+		t.Errorf("Help():\n%s\nwant:\n%s", got, want)
+	}
+}

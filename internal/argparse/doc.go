@@ -34,13 +34,18 @@
 // errors carry argparse's texts, "<prog>: error: " after the usage on
 // stderr, with exit status 2; -h and --version print to stdout with status 0.
 //
-// The usage and help are laid out by a port of argparse's HelpFormatter and
-// of textwrap: the usage wrapped with positionals on their own line, the
-// "positional arguments:" and "options:" sections, help texts beside the
-// argument from column 24 at most or under it, wrapped at hyphens and
-// counted in characters. The width is COLUMNS less 2, or 78 when COLUMNS is
-// unset, as Python has it when its output is not a terminal; SetColumns
-// fixes it.
+// The usage is laid out by a port of argparse's HelpFormatter, since it
+// heads every error: wrapped with positionals on their own line at a width
+// of COLUMNS less 2, or 78 when COLUMNS is unset, as Python has it when its
+// output is not a terminal; SetColumns fixes it.
+//
+// # What is best effort
+//
+// The help that -h prints and the version are for a person at a terminal:
+// the usage as above, then argparse's "positional arguments:" and
+// "options:" sections with the help texts from column 24 at most or under
+// the argument, but no text is wrapped (argparse wraps with textwrap). A
+// help whose lines fit the width is argparse's byte for byte.
 //
 // # What is not
 //
@@ -51,7 +56,7 @@
 // "-". Help texts are taken literally, without argparse's %(default)s
 // expansion (the version and description do replace %(prog)s). An Int that
 // does not fit a Go int is an invalid int value, where Python would accept
-// it. The width of a terminal is never asked: Python's help in an
+// it. The width of a terminal is never asked: Python's usage in an
 // interactive terminal follows the terminal's width, this one follows
 // COLUMNS. Option strings that look like negative numbers are refused when
 // added (argparse would change how it reads "-1").

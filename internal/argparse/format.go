@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,15 +21,17 @@ func (p *Parser) Usage() string {
 	return finish(p.usageBlock(p.width()))
 }
 
-// Help returns the help that -h prints: the usage, the description, the
-// "positional arguments:" and "options:" sections (Python 3.10 and later
-// call the second "options"), each argument with its help text beside it or
-// under it, laid out and wrapped as argparse's HelpFormatter does.
+// Help returns the help that -h prints: the usage (as the errors show it),
+// the description, and the "positional arguments:" and "options:" sections
+// (Python 3.10 and later call the second "options"), each argument with its
+// help text beside it from column 24 at most, or under it when the argument
+// is too long. This is argparse's layout for texts that fit the width; longer
+// texts are not wrapped (the help is for a person at a terminal: see
+// docs/architecture.md, "Parity with ts_salobj").
 func (p *Parser) Help() string {
-	width := p.width()
 	var b strings.Builder
-	b.WriteString(p.usageBlock(width))
-	b.WriteString(p.textBlock(p.description, width))
+	b.WriteString(p.usageBlock(p.width()))
+	b.WriteString(p.textBlock(p.description))
 
 	var positionals, optionals []*arg
 	longest := 0
@@ -40,7 +43,7 @@ func (p *Parser) Help() string {
 		}
 		longest = max(longest, runeLen(a.invocation())+indentIncrement)
 	}
-	helpPos := min(longest+2, min(maxHelpPosition, max(width-20, indentIncrement*2)))
+	helpPos := min(longest+2, maxHelpPosition)
 	for _, sec := range []struct {
 		heading string
 		args    []*arg
@@ -50,7 +53,7 @@ func (p *Parser) Help() string {
 		}
 		b.WriteString("\n" + sec.heading + ":\n")
 		for _, a := range sec.args {
-			b.WriteString(formatArg(a, helpPos, width))
+			b.WriteString(formatArg(a, helpPos))
 		}
 		b.WriteString("\n")
 	}
@@ -59,7 +62,7 @@ func (p *Parser) Help() string {
 
 // formatVersion is what the version action prints.
 func (p *Parser) formatVersion(version string) string {
-	return finish(p.textBlock(version, p.width()))
+	return finish(p.textBlock(version))
 }
 
 var longBreak = regexp.MustCompile(`\n\n\n+`)
@@ -74,44 +77,27 @@ func finish(s string) string {
 	return strings.Trim(s, "\n") + "\n"
 }
 
-// textBlock is _format_text at indent 0: %(prog)s replaced, whitespace
-// collapsed, filled to the width.
-func (p *Parser) textBlock(text string, width int) string {
+// textBlock is _format_text without the wrapping: %(prog)s replaced,
+// whitespace collapsed.
+func (p *Parser) textBlock(text string) string {
 	if strings.Contains(text, "%(prog)") {
 		text = strings.NewReplacer("%(prog)s", p.prog, "%%", "%").Replace(text)
 	}
-	return strings.Join(wrap(collapse(text), max(width, 11)), "\n") + "\n\n"
+	return collapse(text) + "\n\n"
 }
 
-// formatArg is _format_action for one argument at indent 2.
-func formatArg(a *arg, helpPos, width int) string {
-	const indent = indentIncrement
-	helpWidth := max(width-helpPos, 11)
-	actionWidth := helpPos - indent - 2
-	header := a.invocation()
-	pad := strings.Repeat(" ", indent)
-
-	var b strings.Builder
-	indentFirst := 0
+// formatArg is one argument of the help: "  --name NAME", then its help
+// text from column helpPos, on the same line when the name leaves room.
+func formatArg(a *arg, helpPos int) string {
+	line := strings.Repeat(" ", indentIncrement) + a.invocation()
+	help := collapse(a.help)
 	switch {
-	case a.help == "":
-		b.WriteString(pad + header + "\n")
-	case runeLen(header) <= actionWidth:
-		b.WriteString(pad + header + strings.Repeat(" ", actionWidth-runeLen(header)) + "  ")
-	default:
-		b.WriteString(pad + header + "\n")
-		indentFirst = helpPos
+	case help == "":
+		return line + "\n"
+	case runeLen(line)+2 <= helpPos:
+		return line + strings.Repeat(" ", helpPos-runeLen(line)) + help + "\n"
 	}
-	if a.help != "" && pyStrip(a.help) != "" {
-		lines := wrap(collapse(a.help), helpWidth)
-		b.WriteString(strings.Repeat(" ", indentFirst) + lines[0] + "\n")
-		for _, l := range lines[1:] {
-			b.WriteString(strings.Repeat(" ", helpPos) + l + "\n")
-		}
-	} else if !strings.HasSuffix(b.String(), "\n") {
-		b.WriteString("\n")
-	}
-	return b.String()
+	return line + "\n" + strings.Repeat(" ", helpPos) + help + "\n"
 }
 
 // invocation is how the help lists an argument: "index", "-h, --help",
@@ -304,7 +290,27 @@ func bracketEnd(r []rune, i int, close rune) int {
 	return -1
 }
 
+// collapse is argparse's preparation of a text: runs of ASCII whitespace
+// become one space, and the ends are stripped as str.strip() strips them.
+func collapse(s string) string {
+	return pyStrip(strings.Join(strings.FieldsFunc(s, asciiSpace), " "))
+}
+
+// asciiSpace is argparse's \s under re.ASCII.
+func asciiSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
+}
+
 // reSpace is \s of a Python str pattern: Unicode whitespace.
 func reSpace(r rune) bool { return pyIsSpace(r) }
+
+// pyIsSpace is Python's str.isspace for one character: Unicode White_Space
+// and the separators U+001C to U+001F.
+func pyIsSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// pyStrip is str.strip() without arguments.
+func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }

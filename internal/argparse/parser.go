@@ -51,7 +51,7 @@ func (f optionFunc) apply(a *arg) { f(a) }
 
 // Help sets the help text shown beside the argument in the -h output. The
 // text is used literally (argparse's %(default)s-style expansion is not
-// done), and its whitespace is collapsed and wrapped as argparse does.
+// done), and its whitespace is collapsed as argparse does (but not wrapped).
 func Help(text string) Option { return optionFunc(func(a *arg) { a.help = text }) }
 
 // Metavar sets the name shown for the argument's value in the usage and
@@ -127,7 +127,7 @@ func New(prog, description string) *Parser {
 	return p
 }
 
-// SetColumns fixes the terminal width the help is wrapped to; argparse
+// SetColumns fixes the terminal width the usage is wrapped to; argparse
 // wraps at this width less 2. Without it the width is read, each time a
 // text is formatted, from the COLUMNS variable, or is 80 when that is unset
 // or not a positive number: what Python uses when its output is not a
@@ -178,7 +178,8 @@ func (p *Parser) Const(name string, value any, opts ...Option) {
 // Version adds an option that prints version and a newline to stdout and
 // ends the program with status 0 (argparse action="version"), with the help
 // text "show program's version number and exit". "%(prog)s" in version is
-// replaced by the program name, and the text is wrapped as argparse wraps it.
+// replaced by the program name and runs of whitespace become one space, as
+// argparse does (argparse also wraps a version longer than the width).
 func (p *Parser) Version(name, version string, opts ...Option) {
 	p.add(name, &arg{kind: kindVersion, version: version,
 		help: "show program's version number and exit"}, opts)
