@@ -151,6 +151,9 @@ func LoadTLS(caFile, certFile, keyFile string) (*tls.Config, error) {
 	return bus.LoadTLS(caFile, certFile, keyFile)
 }
 
+// AckFromRecord reads an ack topic record.
+func AckFromRecord(rec map[string]any) Ack { return *bus.AckFromRecord(rec) }
+
 // TAI returns the current time as TAI unix seconds, as private_sndStamp.
 func TAI() float64 { return bus.TAI() }
 
