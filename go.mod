@@ -3,7 +3,6 @@ module github.com/lsst-sal/salgo
 go 1.26.8
 
 require (
-	github.com/chzyer/readline v1.5.1
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

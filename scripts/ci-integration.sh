@@ -15,7 +15,7 @@
 #      registry (srfake, internal/interop/cmd/registry) instead;
 #   3. runs `go test ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
 #      now on the real broker, with 30 SIGTERM runs of examples/testcsc), salctl's liveness tests
-#      (examples/salctl -run ...) and `go test -v ./internal/interop/`, then the
+#      (in cmd/salctl, its own module: go test -run ... ./) and `go test -v ./internal/interop/`, then the
 #      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
 #   4. always stops what it started (trap on EXIT, also on failure or signal).
 #
@@ -248,7 +248,8 @@ run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_S
 # is set: state on a killed CSC (NOT RUNNING, exit 3), command to a CSC that
 # is not running, FIELD=VALUE arguments, state -override. The package's
 # other tests bring in-process brokers of their own.
-run_suite "salctl on real Kafka" go test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestState_NoCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./examples/salctl/
+# cmd/salctl is a module of its own: its tests run from its folder.
+run_suite "salctl on real Kafka" go -C cmd/salctl test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestState_NoCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
 
 # --- broker faults (internal/faults) ----------------------------------------

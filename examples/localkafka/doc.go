@@ -7,7 +7,7 @@
 //	export LSST_KAFKA_BROKER_ADDR=127.0.0.1:41703
 //	export LSST_SCHEMA_REGISTRY_URL=http://127.0.0.1:40215
 //	export LSST_TOPIC_SUBNAME=sal
-//	. /tmp/salbus.env && go run ./examples/salctl echo Example.scalars
+//	. /tmp/salbus.env && salctl echo Example.scalars   # cmd/salctl
 //
 // stdout carries only the export lines; everything else goes to stderr.
 // The ports are picked by the system unless -kafka-port or -registry-port

@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -22,20 +23,42 @@ Starts an in-process Kafka broker and schema registry on loopback, prints
   export LSST_KAFKA_BROKER_ADDR=...
   export LSST_SCHEMA_REGISTRY_URL=...
   export LSST_TOPIC_SUBNAME=sal
-and runs until interrupted.
+and runs until SIGINT (Ctrl-C, exit status 130) or SIGTERM (143). A usage
+mistake exits 2, a failure 1.
 
-` + cli.ExitStatusHelp + `
 flags:
 `
 
 func main() {
-	cli.Main("localkafka", true, func(ctx context.Context, args []string) error {
-		return run(ctx, args, os.Stdout, os.Stderr)
-	})
+	// The signal that stops the bus sets the exit status, as a shell
+	// reports it: 128 + the signal's number.
+	sigs, got := make(chan os.Signal, 1), make(chan syscall.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { s := <-sigs; got <- s.(syscall.Signal); cancel() }()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
+	status := 0
+	select {
+	case s := <-got:
+		status = 128 + int(s)
+	default:
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localkafka:", err)
+		status = max(status, 1)
+	}
+	os.Exit(status)
+}
+
+// usage prints a usage mistake and exits with status 2.
+func usage(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "localkafka: "+format+"\nrun 'localkafka -h' for usage\n", args...)
+	os.Exit(2)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("localkafka", flag.ContinueOnError)
+	fs := flag.NewFlagSet("localkafka", flag.ExitOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usageText); fs.PrintDefaults() }
 	envFile := fs.String("env-file", "", "also write the export lines to this file (to source from other shells)")
@@ -43,31 +66,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	registryPort := fs.Int("registry-port", 0, "loopback port of the schema registry (0: a free port)")
 	dataDir := fs.String("data", "", "keep the bus (topics, records, schemas) in this folder across restarts; with fixed ports, clients carry on after a restart (default: in memory, a restart is a new, empty bus)")
 	verbose := fs.Bool("v", false, "log the SDK's info messages on stderr")
-	version := cli.VersionFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return cli.UsageError{Msg: err.Error()}
-	}
-	if *version {
-		return cli.PrintVersion(stdout, "localkafka")
-	}
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits with status 2
 	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected arguments %q", fs.Args())
+		usage("unexpected arguments %q", fs.Args())
 	}
 	for _, p := range []struct {
 		flag string
 		port int
 	}{{"kafka-port", *kafkaPort}, {"registry-port", *registryPort}} {
 		if p.port < 0 || p.port > 65535 {
-			return cli.Usagef("-%s %d: want a port from 1 to 65535, or 0 for a free one", p.flag, p.port)
+			usage("-%s %d: want a port from 1 to 65535, or 0 for a free one", p.flag, p.port)
 		}
 	}
 	if *kafkaPort != 0 && *kafkaPort == *registryPort {
-		return cli.Usagef("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
+		usage("-kafka-port and -registry-port are both %d: they need a port each", *kafkaPort)
 	}
-	log := cli.Logger(stderr, *verbose)
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

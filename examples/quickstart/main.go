@@ -3,38 +3,27 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
 
 func main() {
-	// cli.Main: SIGINT and SIGTERM cancel ctx, -version, and the exit
-	// statuses that every example program shares.
-	cli.Main("quickstart", true, func(ctx context.Context, args []string) error {
-		fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-		version := cli.VersionFlag(fs)
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return cli.UsageError{Msg: err.Error()}
-		}
-		if *version {
-			return cli.PrintVersion(os.Stdout, "quickstart")
-		}
-		if fs.NArg() > 0 {
-			return cli.Usagef("quickstart takes no arguments, got %q", fs.Args())
-		}
-		return run(ctx)
-	})
+	// SIGINT and SIGTERM cancel ctx: the CSC and Remote close cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
 }
 
 func run(ctx context.Context) error {

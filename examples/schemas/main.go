@@ -2,18 +2,19 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
+	"fmt"
 	"os"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 func main() {
-	cli.Main("schemas", true, func(_ context.Context, args []string) error { return run(args) })
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "schemas:", err)
+		os.Exit(1)
+	}
 }
 
 type line struct {
@@ -26,22 +27,14 @@ type line struct {
 }
 
 func run(args []string) error {
-	fs := flag.NewFlagSet("schemas", flag.ContinueOnError)
+	fs := flag.NewFlagSet("schemas", flag.ExitOnError)
 	dir := fs.String("xml", "", "ts_xml folder (checkout root, data or sal_interfaces); default $TS_XML_DIR or the embedded example")
 	comp := fs.String("component", "", "only this component")
 	subname := fs.String("subname", "sal", "topic subname (LSST_TOPIC_SUBNAME)")
-	version := cli.VersionFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return cli.UsageError{Msg: err.Error()}
-	}
-	if *version {
-		return cli.PrintVersion(os.Stdout, "schemas")
-	}
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits with status 2
 	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected arguments %q", fs.Args())
+		fs.Usage()
+		os.Exit(2)
 	}
 	var defs *salxml.Definitions
 	var err error

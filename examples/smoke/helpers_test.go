@@ -20,8 +20,9 @@ import (
 	"go.uber.org/goleak"
 )
 
-// examples are the programs built, by directory under examples/.
-var examples = []string{"quickstart", "schemas", "write", "read", "salctl", "localkafka"}
+// examples are the programs built, by directory under examples/; salctl
+// is built too, from its own module in cmd/salctl.
+var examples = []string{"quickstart", "schemas", "write", "read", "localkafka"}
 
 // binDir holds the built examples.
 var binDir string
@@ -52,11 +53,13 @@ func testMain(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, gobin, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "smoke: go build of the examples failed:", err)
-		return 1
+	for _, args := range [][]string{args, {"build", "-C", filepath.Join("..", "..", "cmd", "salctl"), "-o", filepath.Join(dir, "salctl"), "."}} {
+		cmd := exec.CommandContext(ctx, gobin, args...)
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "smoke: go %s failed: %v\n", strings.Join(args, " "), err)
+			return 1
+		}
 	}
 	code := m.Run()
 	if code == 0 {

@@ -52,54 +52,39 @@ func TestSchemas(t *testing.T) {
 	}
 }
 
-var perfLine = regexp.MustCompile(`(?m)^(\d+) records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$`)
+var perfLine = regexp.MustCompile(`(?m)^(\d+) records sent, [\d.]+ records/sec, [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$`)
 
 func TestWrite(t *testing.T) {
 	t.Parallel()
 	env := baseEnv()
-	r := mustRun(t, env, "write", "Example", "scalars", "-n", "100")
+	r := mustRun(t, env, "write", "-n", "100", "Example", "scalars")
 	m := perfLine.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != "100" || strings.Count(r.stdout, "\n") != 1 {
 		t.Errorf("want one summary line saying 100 records sent\n%s", r)
 	}
-	if !strings.Contains(r.stderr, "no broker configured") {
+	if !strings.Contains(r.stderr, "no Kafka broker configured") {
 		t.Errorf("write does not say it runs on the in-process bus\n%s", r)
 	}
 
-	// -json, an attribute name, acks=all.
-	r = mustRun(t, env, "write", "Example", "evt_arrays", "-n", "20", "-acks", "all", "-json")
-	var s struct {
-		Topic   string  `json:"topic"`
-		Acks    string  `json:"acks"`
-		Records int     `json:"records"`
-		Bytes   int64   `json:"bytes"`
-		P999    float64 `json:"p999_ms"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-		t.Fatalf("-json: %v\n%s", err, r)
-	}
-	if s.Topic != "logevent_arrays" || s.Acks != "all" || s.Records != 20 || s.Bytes <= 20*5 || s.P999 <= 0 {
-		t.Errorf("-json summary %+v\n%s", s, r)
+	// An attribute name, acks=all.
+	r = mustRun(t, env, "write", "-n", "20", "-acks", "all", "Example", "evt_arrays")
+	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "20" {
+		t.Errorf("want one summary line saying 20 records sent\n%s", r)
 	}
 
-	r = mustRun(t, env, "write", "Example", "tel_status", "-n", "0")
-	if !strings.Contains(r.stdout, "subject lsst.sal.Example.status-value") || !strings.Contains(r.stdout, "no records written") {
-		t.Errorf("-n 0 should say the schema was registered and nothing written\n%s", r)
-	}
-
-	// Usage errors: exit status 2 with close matches.
+	// Mistakes: exit status 2 for the command line, 1 with close matches for a name.
 	for _, c := range []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"Exampel", "scalars"}, `did you mean Example?`},
-		{[]string{"Example", "scalar"}, `evt_scalars`},
-		{[]string{"Example", "scalars", "-validation", "none"}, "validates every record"},
-		{[]string{"Example"}, "want COMPONENT TOPIC"},
+		{[]string{"Exampel", "scalars"}, 1, `did you mean Example?`},
+		{[]string{"Example", "scalar"}, 1, `evt_scalars, scalars`},
+		{[]string{"Example"}, 2, "usage: write [flags] COMPONENT TOPIC"},
 	} {
 		r := run(t, env, "write", c.args...)
-		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
-			t.Errorf("write %v: want exit 2 and %q\n%s", c.args, c.want, r)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("write %v: want exit %d and %q\n%s", c.args, c.code, c.want, r)
 		}
 	}
 }
@@ -109,7 +94,7 @@ var readLine = regexp.MustCompile(`(?m)^(\d+) records read in [\d.]+ s, [\d.]+ r
 func TestRead(t *testing.T) {
 	t.Parallel()
 	env := baseEnv()
-	r := mustRun(t, env, "read", "Example", "scalars", "evt_scalars", "-n", "50", "-t")
+	r := mustRun(t, env, "read", "-n", "50", "-t", "Example", "scalars", "evt_scalars")
 	m := readLine.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != "50" || m[2] != "0" {
 		t.Errorf("want the -t summary of 50 records, none lost\n%s", r)
@@ -128,27 +113,9 @@ func TestRead(t *testing.T) {
 		t.Errorf("read does not say where its records come from\n%s", r)
 	}
 
-	r = mustRun(t, env, "read", "Example", "evt_arrays", "-n", "3", "-json")
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	var hist, live int
-	for _, l := range lines {
-		var v struct {
-			Topic      string         `json:"topic"`
-			Historical bool           `json:"historical"`
-			Data       map[string]any `json:"data"`
-		}
-		if err := json.Unmarshal([]byte(l), &v); err != nil {
-			t.Fatalf("-json line %q: %v", l, err)
-		}
-		if v.Topic != "Example.logevent_arrays" || len(v.Data["double0"].([]any)) != 5 {
-			t.Errorf("unexpected record %s", l)
-		}
-		if v.Historical {
-			hist++
-		} else {
-			live++
-		}
-	}
+	r = mustRun(t, env, "read", "-n", "3", "Example", "evt_arrays")
+	hist := count(regexp.MustCompile(`(?m)^history Example\.logevent_arrays: salIndex [12]: private_seqNum 1,`), r.stdout)
+	live := count(regexp.MustCompile(`(?m)^read \[[123]\] Example\.logevent_arrays: salIndex=1 .* double0=\[\S+ \S+ \S+ \S+ \S+\]$`), r.stdout)
 	if hist != 2 || live != 3 {
 		t.Errorf("want 2 historical and 3 new records, got %d and %d\n%s", hist, live, r)
 	}
@@ -380,7 +347,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 
 	echo := start(t, shared, "salctl", "echo", "Example.smokeOnly", "-n", "2", "-json")
 	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on lsst\.sal\.Example\.smokeOnly`))
-	read := start(t, shared, "read", "Example", "scalars", "-n", "30", "-t")
+	read := start(t, shared, "read", "-n", "30", "-t", "Example", "scalars")
 	read.waitFor("stderr", regexp.MustCompile(`read: reading lsst\.sal\.Example\.scalars from `+regexp.QuoteMeta(m[1])))
 
 	writerEnv := append(shared, "TS_XML_DIR="+smokeXML(t))
@@ -391,7 +358,7 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 	if strings.Contains(r.stderr, "no broker configured") {
 		t.Errorf("pub ran on its own bus, not localkafka's\n%s", r)
 	}
-	r = mustRun(t, shared, "write", "Example", "scalars", "-n", "30")
+	r = mustRun(t, shared, "write", "-n", "30", "Example", "scalars")
 	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "30" {
 		t.Errorf("write to localkafka's bus\n%s", r)
 	}
@@ -534,10 +501,10 @@ func TestRealBroker(t *testing.T) {
 
 	echo := start(t, env, "salctl", "echo", "Example.scalars", "-n", "20", "-json")
 	echo.waitFor("stderr", regexp.MustCompile(`salctl echo: listening on `))
-	read := start(t, env, "read", "Example", "scalars", "-n", "20", "-t")
+	read := start(t, env, "read", "-n", "20", "-t", "Example", "scalars")
 	read.waitFor("stderr", regexp.MustCompile(`read: reading `))
-	r := mustRun(t, env, "write", "Example", "scalars", "-n", "20", "-acks", "all")
-	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "20" || strings.Contains(r.stderr, "no broker configured") {
+	r := mustRun(t, env, "write", "-n", "20", "-acks", "all", "Example", "scalars")
+	if m := perfLine.FindStringSubmatch(r.stdout); m == nil || m[1] != "20" || strings.Contains(r.stderr, "no Kafka broker configured") {
 		t.Errorf("write to %s\n%s", broker, r)
 	}
 	if code := echo.wait(); code != 0 || count(regexp.MustCompile(`(?m)^\{"topic":"lsst\.smoke\d+\.Example\.scalars",`), echo.text("stdout")) != 20 {

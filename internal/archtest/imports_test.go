@@ -3,6 +3,8 @@ package archtest
 import (
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,8 +45,9 @@ var allowed = map[string][]string{
 
 // frontDoor lists the programs that show what an application writes:
 // they import sal (and xml, validate, the roles' options in remote and
-// controller) but not the runtime, topics.
-var frontDoor = []string{"examples/quickstart", "examples/salctl", "examples/internal/cli"}
+// controller) but not the runtime, topics. (cmd/salctl, a module of its
+// own, works below the roles, with topics: TestSalctlImports.)
+var frontDoor = []string{"examples/quickstart"}
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
 var thirdParty = map[string][]string{
@@ -62,7 +65,9 @@ var thirdParty = map[string][]string{
 	"github.com/santhosh-tekuri/jsonschema":  {"internal/jsonschema"},
 	"go.yaml.in/yaml":                        {"internal/yamlx"},
 	"gopkg.in/yaml.v3":                       {"internal/yamlx"},
-	"github.com/chzyer/readline":             {"examples/internal/lineedit"},
+	// readline: only cmd/salctl/internal/lineedit, in cmd/salctl's own
+	// module (TestSalctlImports); no package of this module.
+	"github.com/chzyer/readline": {},
 }
 
 type pkg struct {
@@ -92,6 +97,40 @@ func TestImportGraph(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("go list found only %d packages", n)
+	}
+}
+
+// TestSalctlImports checks the cmd/salctl module, a module of its own so
+// that its line editor stays out of the SDK's dependencies: its packages
+// and their tests import the SDK's public packages only, and
+// github.com/chzyer/readline only from its line editor.
+func TestSalctlImports(t *testing.T) {
+	cmd := exec.Command("go", "list", "-json", "./...")
+	cmd.Dir = filepath.Join("..", "..", "cmd", "salctl")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list in %s: %v", cmd.Dir, err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	n := 0
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		from := strings.TrimPrefix(p.ImportPath, mod+"/")
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if strings.HasPrefix(imp, mod+"/internal/") {
+				t.Errorf("%s imports %s: salctl uses the SDK's public API only", from, imp)
+			}
+			if (imp == "github.com/chzyer/readline" || strings.HasPrefix(imp, "github.com/chzyer/readline/")) && from != "cmd/salctl/internal/lineedit" {
+				t.Errorf("%s imports %s: only cmd/salctl/internal/lineedit may", from, imp)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("go list found only %d packages in %s", n, cmd.Dir)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -72,11 +72,10 @@ type topper struct {
 	index  int
 	hasIdx bool
 
-	mu      sync.Mutex
-	stats   map[string]*topStat
-	last    map[writerKey]int64 // the last private_seqNum of each writer
-	topics  int                 // topics listened to
-	lastErr time.Time           // when a Tap error was last reported
+	mu     sync.Mutex
+	stats  map[string]*topStat
+	last   map[writerKey]int64 // the last private_seqNum of each writer
+	topics int                 // topics listened to
 }
 
 func cmdTop(e *env, args []string) error {

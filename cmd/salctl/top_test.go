@@ -2,8 +2,9 @@ package main
 
 import (
 	"errors"
-	"github.com/lsst-sal/salgo/sal"
 	"testing"
+
+	"github.com/lsst-sal/salgo/sal"
 
 	salxml "github.com/lsst-sal/salgo/xml"
 )

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -218,26 +217,6 @@ func FormatAck(a *sal.Ack) string {
 		s += ", timeout " + a.Timeout.String()
 	}
 	return s
-}
-
-// AckOfRecord reads an ackcmd record, as a Reader of the topic delivers
-// it, into an Ack.
-func AckOfRecord(rec map[string]any) *sal.Ack {
-	a := &sal.Ack{Record: rec}
-	if v, ok := rec["ack"].(int32); ok {
-		a.Code = sal.AckCode(v)
-	}
-	a.Error, _ = rec["error"].(int32)
-	a.Result, _ = rec["result"].(string)
-	if v, ok := rec["timeout"].(float64); ok && v > 0 {
-		a.Timeout = time.Duration(v * float64(time.Second))
-	}
-	a.SeqNum, _ = rec["private_seqNum"].(int32)
-	a.Identity, _ = rec["identity"].(string)
-	a.Origin, _ = rec["origin"].(int32)
-	a.CmdType, _ = rec["cmdtype"].(int32)
-	a.SALIndex, _ = rec["salIndex"].(int32)
-	return a
 }
 
 // CommandOfAck returns the bare name of the command an ack of c answers

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 

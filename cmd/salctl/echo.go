@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )

@@ -17,8 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
-	"github.com/lsst-sal/salgo/examples/internal/lineedit"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/lineedit"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -580,10 +580,6 @@ var builtins = []struct{ name, args, help string }{
 	{"show", "NAME", "print the newest sample of an event or telemetry topic"},
 	{"history", "", "the lines run in this session"},
 	{"exit", "", "leave (also quit, or end of input) once the commands in flight end; exit! (or exit again) leaves at once; the CSC keeps running"},
-}
-
-func isBuiltin(name string) bool {
-	return name == "quit" || name == "exit!" || slices.ContainsFunc(builtins, func(b struct{ name, args, help string }) bool { return b.name == name })
 }
 
 // sendArgs is a CSC command to send.

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -34,7 +33,7 @@ func TestCommand_NoCSC(t *testing.T) {
 	os.Unsetenv(salxml.EnvDir)
 
 	cctx, stop := context.WithCancel(ctx)
-	var stdout, stderr testbus.SyncBuffer
+	var stdout, stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(&env{ctx: cctx, stdout: &stdout, stderr: &stderr}, []string{"command", "Example:3", "setScalars", "-wait"})

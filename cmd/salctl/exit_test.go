@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 )
 
 // TestExitStatuses: the listening verbs agree: a -timeout or -n run that

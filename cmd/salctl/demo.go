@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"

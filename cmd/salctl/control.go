@@ -11,10 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/controller"
-	"github.com/lsst-sal/salgo/examples/internal/cli"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -665,7 +666,7 @@ func cmdCSC(e *env, args []string) error {
 		return err
 	}
 	acks.SetCallback(func(rec map[string]any) {
-		a := cli.AckOfRecord(rec)
+		a := topics.AckFromRecord(rec)
 		printf("%s %s (seqNum %d) from %s: %s\n", name, cli.CommandOfAck(c, a), a.SeqNum, a.Identity, cli.FormatAck(a))
 	})
 	csc, err := demoCSC(ctx, bus, c, idx, opts...)

@@ -14,8 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/lineedit"
-	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/lineedit"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -178,7 +177,7 @@ func TestCommanderScript(t *testing.T) {
 		"exit",
 		"never run",
 	}, "\n")
-	var out, errs testbus.SyncBuffer
+	var out, errs syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	e := &env{ctx: ctx, stdin: strings.NewReader(script), stdout: &out, stderr: &errs}
@@ -212,7 +211,7 @@ func TestCommanderScript(t *testing.T) {
 	}
 
 	// -e stops at the first failure.
-	out, errs = testbus.SyncBuffer{}, testbus.SyncBuffer{}
+	out, errs = syncBuffer{}, syncBuffer{}
 	e = &env{ctx: ctx, stdin: strings.NewReader("enable\nstart\n"), stdout: &out, stderr: &errs}
 	err = run(e, []string{"commander", "Example:1", "-e", "-filter", "-all"})
 	if err == nil || !strings.Contains(err.Error(), "line 1 failed (-e): enable") || strings.Contains(out.String(), "> start") {
@@ -274,9 +273,9 @@ func (f *fakeTerminal) Close() error {
 
 func (f *fakeTerminal) typeLine(line string) { f.typed <- typedLine{line: line} }
 
-// watchBuffer is a testbus.SyncBuffer that tells when it is written to.
+// watchBuffer is a syncBuffer that tells when it is written to.
 type watchBuffer struct {
-	testbus.SyncBuffer
+	syncBuffer
 	mu      sync.Mutex
 	changed chan struct{}
 }
@@ -284,7 +283,7 @@ type watchBuffer struct {
 func newWatchBuffer() *watchBuffer { return &watchBuffer{changed: make(chan struct{})} }
 
 func (w *watchBuffer) Write(p []byte) (int, error) {
-	n, err := w.SyncBuffer.Write(p)
+	n, err := w.syncBuffer.Write(p)
 	w.mu.Lock()
 	close(w.changed)
 	w.changed = make(chan struct{})
@@ -513,7 +512,7 @@ func TestCommanderScriptResume(t *testing.T) {
 	t.Setenv(topics.EnvSubname, broker.Config().Subname)
 
 	term := newFakeTerminal()
-	var errs testbus.SyncBuffer
+	var errs syncBuffer
 	done := make(chan error, 1)
 	go func() {
 		e := &env{ctx: ctx, stdin: term, stdout: term.out, stderr: &errs}

@@ -1,7 +1,7 @@
 package cli
 
 // The programs' main: signals, exit statuses and --version, the same for
-// every example program.
+// every salctl verb.
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"syscall"
 )
 
-// The exit statuses of every example program and salctl verb.
+// The exit statuses of every salctl verb.
 const (
 	StatusOK          = 0
 	StatusFailure     = 1   // the work failed or timed out

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/lsst-sal/salgo/internal/testbus"
 )
 
 // openPTY opens a pseudo-terminal: its master side and its slave, the
@@ -75,7 +73,7 @@ func TestCommanderPTY(t *testing.T) {
 			cmd.Env[i] = "SALCTL_TEST_UNSET=1" // the in-process bus
 		}
 	}
-	var stderr testbus.SyncBuffer
+	var stderr syncBuffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := cmd.Start(); err != nil {

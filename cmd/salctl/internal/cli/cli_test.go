@@ -13,8 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -110,7 +111,7 @@ func TestFormatAck(t *testing.T) {
 	if got := cli.FormatAck(a); got != `ack 303 (CMD_COMPLETE), error 0, result "Done"` {
 		t.Errorf("FormatAck = %q", got)
 	}
-	a = cli.AckOfRecord(map[string]any{"ack": int32(301), "result": "working", "timeout": 1.5, "cmdtype": int32(3)})
+	a = &sal.Ack{Code: sal.CmdInProgress, Result: "working", Timeout: 1500 * time.Millisecond, CmdType: 3}
 	if got := cli.FormatAck(a); got != `ack 301 (CMD_INPROGRESS), error 0, result "working", timeout 1.5s` {
 		t.Errorf("FormatAck in progress = %q", got)
 	}

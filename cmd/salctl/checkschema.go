@@ -6,7 +6,7 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/lsst-sal/salgo/examples/internal/cli"
+	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )

@@ -208,5 +208,5 @@ func Connect(ctx context.Context, defs *salxml.Definitions, log *slog.Logger, op
 // ListedBySalctl is the FindTopic tail of read and write: the command that
 // lists c's topics.
 func ListedBySalctl(c *salxml.Component) string {
-	return fmt.Sprintf("; its %d topics are listed by: go run ./examples/salctl topics %s", len(c.Topics), c.Name)
+	return fmt.Sprintf("; its %d topics are listed by: salctl topics %s", len(c.Topics), c.Name)
 }

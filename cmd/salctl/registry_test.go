@@ -13,8 +13,6 @@ import (
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
-
-	"github.com/lsst-sal/salgo/internal/testbus"
 )
 
 // TestSilentRegistry: on a broker whose schema registry accepts
@@ -30,7 +28,7 @@ func TestSilentRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer broker.Close()
-	url := testbus.SilentServer(t)
+	url := silentServer(t)
 	t.Setenv(topics.EnvBroker, strings.Join(broker.Config().Brokers, ","))
 	t.Setenv(topics.EnvRegistry, url)
 	t.Setenv(topics.EnvSubname, "silent")

@@ -1,8 +1,0 @@
-// Package cli holds what the example programs (quickstart, schemas, read,
-// write, localkafka and salctl) share: Main, with the signals, exit statuses
-// and --version of every program; usage errors; flag parsing; finding
-// components and topics by name; connecting to the bus; rendering records as
-// JSON or text, with the names of enumerated values (Enums) and acks
-// (FormatAck); parsing field values typed on a command line (ParseValue) or
-// given as JSON (JSONFloats); latency statistics and progress lines.
-package cli

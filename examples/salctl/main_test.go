@@ -1,9 +1,0 @@
-package main
-
-import (
-	"testing"
-
-	"github.com/lsst-sal/salgo/internal/leaktest"
-)
-
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
