@@ -14,12 +14,13 @@ import (
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/bus"
 	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 )
 
 // startCSC starts an Example CSC like the reference's TestCsc (see
-// remote's tests): setScalars, setArrays and wait need ENABLED.
+// internal/testcsc): setScalars, setArrays and wait need ENABLED.
 func startCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConfig) *controller.CSC {
 	t.Helper()
 	csc := newCSC(t, d, index, cfg...)
@@ -35,27 +36,16 @@ func newCSC(t testing.TB, d *topics.Domain, index int, cfg ...controller.CSCConf
 	if len(cfg) > 0 {
 		c = cfg[0]
 	}
-	c.EnabledCommands = []string{"setScalars", "setArrays", "wait"}
-	c.Controller.Concurrent = []string{"wait"}
+	c.EnabledCommands = testcsc.EnabledCommands()
+	c.Controller.Concurrent = testcsc.Concurrent()
 	csc, err := controller.NewCSC(d, "Example", index, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(csc.Close)
-	nop := func(context.Context, *controller.Command) error { return nil }
-	csc.HandleFunc("setScalars", nop)
-	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
-		select {
-		case <-time.After(time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	if err := testcsc.Handle(csc, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	return csc
 }
 

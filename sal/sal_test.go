@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/topics"
@@ -53,39 +54,21 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-// startCSC starts an Example CSC like the reference's TestCsc.
+// startCSC starts an Example CSC like the reference's TestCsc (see
+// internal/testcsc).
 func startCSC(t testing.TB, b *sal.Bus, index int, opts ...sal.CSCOption) *sal.CSC {
 	t.Helper()
 	opts = append([]sal.CSCOption{
-		sal.WithEnabledCommands("setScalars", "setArrays", "wait"),
-		sal.WithConcurrent("wait"),
+		sal.WithEnabledCommands(testcsc.EnabledCommands()...),
+		sal.WithConcurrent(testcsc.Concurrent()...),
 	}, opts...)
 	csc, err := b.NewCSC("Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(context.Context, *sal.Command) error { return nil }
-	csc.HandleFunc("setScalars", nop)
-	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
-		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
-		if d >= 0 {
-			if err := cmd.InProgress(ctx, d, ""); err != nil {
-				return err
-			}
-		} else {
-			d = -d
-		}
-		select {
-		case <-time.After(d):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	if err := testcsc.Handle(csc, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	if err := csc.Start(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -53,20 +53,15 @@ func TestScriptQueuePython(t *testing.T) {
 	sub := subname(t)
 	ctx := ctxFor(t, 10*time.Minute)
 	bus := connect(t, defs, sub)
-	test, err := bus.NewCSC("Test", 1, sal.WithAllowMissing(), sal.WithEnabledCommands("setScalars", "wait"), sal.WithConcurrent("wait"))
+	test, err := bus.NewCSC("Test", 1, sal.WithAllowMissing(),
+		sal.WithEnabledCommands(testcsc.EnabledCommands()...), sal.WithConcurrent(testcsc.Concurrent()...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer test.Close()
-	test.HandleFunc("setScalars", func(context.Context, *sal.Command) error { return nil })
-	test.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
-		select {
-		case <-time.After(time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	if err := testcsc.Handle(test, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	if err := test.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
