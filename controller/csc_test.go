@@ -13,12 +13,13 @@ import (
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 )
 
 // startCSC starts an Example CSC like the reference's TestCsc (see
-// remote's tests): setScalars, setArrays and wait need ENABLED.
+// internal/testcsc): setScalars, setArrays and wait need ENABLED.
 func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
 	t.Helper()
 	csc := newCSC(t, d, index, opts...)
@@ -30,26 +31,15 @@ func startCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCO
 
 func newCSC(t testing.TB, d *topics.Domain, index int, opts ...controller.CSCOption) *controller.CSC {
 	t.Helper()
-	opts = append([]controller.CSCOption{controller.WithEnabledCommands("setScalars", "setArrays", "wait"), controller.WithConcurrent("wait")}, opts...)
+	opts = append([]controller.CSCOption{controller.WithEnabledCommands(testcsc.EnabledCommands()...), controller.WithConcurrent(testcsc.Concurrent()...)}, opts...)
 	csc, err := controller.NewCSC(d, "Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(csc.Close)
-	nop := func(context.Context, *controller.Command) error { return nil }
-	csc.HandleFunc("setScalars", nop)
-	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
-		select {
-		case <-time.After(time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	if err := testcsc.Handle(csc, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	return csc
 }
 

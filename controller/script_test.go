@@ -17,18 +17,28 @@ import (
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// The Script component is in ts_xml only: these tests need TS_XML_DIR.
+// scriptDefs are the definitions of the script tests: ts_xml's when
+// TS_XML_DIR is set, else the embedded ones (Script and Example).
 func scriptDefs(t *testing.T) *salxml.Definitions {
 	t.Helper()
 	dir := os.Getenv(salxml.EnvDir)
 	if dir == "" {
-		t.Skip("TS_XML_DIR is unset: the Script component is only in ts_xml (e.g. TS_XML_DIR=../shared/ts_xml)")
+		return salxml.Embedded()
 	}
 	defs, err := salxml.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return defs
+}
+
+// testComponent is a component the scripts use besides Script: ts_xml's
+// Test, or its embedded copy Example when TS_XML_DIR is unset.
+func testComponent() string {
+	if os.Getenv(salxml.EnvDir) != "" {
+		return "Test"
+	}
+	return "Example"
 }
 
 // testSchema is the schema of ts_salobj's TestScript, in our words.
@@ -665,7 +675,7 @@ func TestScript_Remotes(t *testing.T) {
 	cfg := controller.ScriptConfig{ClassName: "NoConfig", Run: func(context.Context, *controller.Script) error { return nil }}
 	s, r := e.start(900, cfg, func(d *topics.Domain) {
 		for _, i := range []int{7, 5, 7} {
-			rm, err := remote.New(d, "Test", i)
+			rm, err := remote.New(d, testComponent(), i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -675,7 +685,7 @@ func TestScript_Remotes(t *testing.T) {
 			}
 		}
 	})
-	if d := next(t, r, "description"); d["remotes"] != "Test:5,Test:7" || d["classname"] != "NoConfig" {
+	if d := next(t, r, "description"); d["remotes"] != testComponent()+":5,"+testComponent()+":7" || d["classname"] != "NoConfig" {
 		t.Errorf("description %v", d)
 	}
 	failedWith(t, "configure", cmd(t, r, "configure", map[string]any{"config": "a: 1"}), "config(a: 1) failed: This script has no configuration so config=a: 1 must be empty.")

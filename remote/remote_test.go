@@ -13,6 +13,7 @@ import (
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -20,38 +21,17 @@ import (
 
 func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 
-// startCSC starts an Example CSC answering as the reference's TestCsc:
-// setScalars and setArrays complete, wait sends CMD_INPROGRESS with its
-// duration and then completes (a negative duration: no INPROGRESS),
-// fault faults.
+// startCSC starts an Example CSC answering as the reference's TestCsc
+// (see internal/testcsc).
 func startCSC(t testing.TB, d *topics.Domain, index int) *controller.CSC {
 	t.Helper()
-	csc, err := controller.NewCSC(d, "Example", index, controller.WithEnabledCommands("setScalars", "setArrays", "wait"), controller.WithConcurrent("wait"))
+	csc, err := controller.NewCSC(d, "Example", index, controller.WithEnabledCommands(testcsc.EnabledCommands()...), controller.WithConcurrent(testcsc.Concurrent()...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(context.Context, *controller.Command) error { return nil }
-	csc.HandleFunc("setScalars", nop)
-	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
-		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
-		if d >= 0 {
-			if err := cmd.InProgress(ctx, d, ""); err != nil {
-				return err
-			}
-		} else {
-			d = -d
-		}
-		select {
-		case <-time.After(d):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	if err := testcsc.Handle(csc, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	if err := csc.Start(testbus.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/remote"
 
 	"github.com/lsst-sal/salgo/sal"
@@ -55,39 +56,21 @@ func ctxT(t testing.TB) context.Context {
 	return ctx
 }
 
-// startCSC starts an Example CSC like the reference's TestCsc.
+// startCSC starts an Example CSC like the reference's TestCsc (see
+// internal/testcsc).
 func startCSC(t testing.TB, b *sal.Bus, index int, opts ...sal.CSCOption) *sal.CSC {
 	t.Helper()
 	opts = append([]sal.CSCOption{
-		controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
-		controller.WithConcurrent("wait"),
+		controller.WithEnabledCommands(testcsc.EnabledCommands()...),
+		controller.WithConcurrent(testcsc.Concurrent()...),
 	}, opts...)
 	csc, err := b.NewCSC("Example", index, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nop := func(context.Context, *sal.Command) error { return nil }
-	csc.HandleFunc("setScalars", nop)
-	csc.HandleFunc("setArrays", nop)
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
-		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
-		if d >= 0 {
-			if err := cmd.InProgress(ctx, d, ""); err != nil {
-				return err
-			}
-		} else {
-			d = -d
-		}
-		select {
-		case <-time.After(d):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	if err := testcsc.Handle(csc, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	if err := csc.Start(ctxT(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -18,17 +18,17 @@ import (
 )
 
 // scriptBus starts an embedded broker and registry, with ts_xml's
-// definitions (the Script component is there only), that a script run by
-// runScript and the test's own bus both use.
+// definitions when TS_XML_DIR is set, else the embedded ones (Script and
+// Example), that a script run by runScript and the test's own bus both
+// use.
 func scriptBus(t *testing.T) []Option {
 	t.Helper()
-	dir := os.Getenv(salxml.EnvDir)
-	if dir == "" {
-		t.Skip("TS_XML_DIR is unset: the Script component is only in ts_xml (e.g. TS_XML_DIR=../shared/ts_xml)")
-	}
-	defs, err := salxml.Open(dir)
-	if err != nil {
-		t.Fatal(err)
+	defs := salxml.Embedded()
+	if dir := os.Getenv(salxml.EnvDir); dir != "" {
+		var err error
+		if defs, err = salxml.Open(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c, err := embedded.Start(embedded.Options{})
 	if err != nil {
@@ -49,6 +49,15 @@ properties:
 additionalProperties: false
 `
 
+// testComponent is the component the scripts command: ts_xml's Test, or
+// its embedded copy Example when TS_XML_DIR is unset.
+func testComponent() string {
+	if os.Getenv(salxml.EnvDir) != "" {
+		return "Test"
+	}
+	return "Example"
+}
+
 // slewSpec is a script that commands a Test component: setScalars once
 // per step, a checkpoint "step N" before each.
 func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
@@ -61,7 +70,7 @@ func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
 	return ScriptSpec{
 		Name: "Slew", Description: "slews the Test component", Schema: []byte(slewSchema), Bus: opts,
 		Setup: func(ctx context.Context, s *Script) (err error) {
-			test, err = s.NewRemote(ctx, "Test", 1, remote.WithInclude("summaryState"))
+			test, err = s.NewRemote(ctx, testComponent(), 1, remote.WithInclude("summaryState"))
 			return err
 		},
 		Configure: func(ctx context.Context, s *Script, c *ScriptConfiguration) error { return c.Decode(&cfg) },
@@ -155,7 +164,7 @@ func newQueueSide(t *testing.T, ctx context.Context, opts []Option, index int) *
 	}
 	t.Cleanup(func() { b.Close() })
 	q := &queueSide{}
-	if q.test, err = b.NewController("Test", 1, controller.WithAllowMissing()); err != nil {
+	if q.test, err = b.NewController(testComponent(), 1, controller.WithAllowMissing()); err != nil {
 		t.Fatal(err)
 	}
 	q.test.HandleFunc("setScalars", func(ctx context.Context, cmd *Command) error {
@@ -214,7 +223,7 @@ func TestRunScript_Outcomes(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Go(func() { res = runScriptArgs(ctx, slewSpec(opts, nil), strconv.Itoa(index)) })
 			untilState(t, ctx, q.script, ScriptUnconfigured)
-			if d, err := q.script.MustEvent("description").Next(ctx); err != nil || d["remotes"] != "Test:1" || d["classname"] != "Slew" {
+			if d, err := q.script.MustEvent("description").Next(ctx); err != nil || d["remotes"] != testComponent()+":1" || d["classname"] != "Slew" {
 				t.Errorf("description %v, %v", d, err)
 			}
 			_, err := q.script.Command(ctx, "configure", map[string]any{"config": c.config})

@@ -42,7 +42,7 @@ type Definitions struct {
 	mu    sync.Mutex
 	comps map[string]*compEntry
 
-	embedded bool   // the embedded Example definitions
+	embedded bool   // the embedded definitions
 	absDir   string // Dir as an absolute path, for Open; else ""
 	ver      string // the version, once known (see Version)
 	verOnce  sync.Once
@@ -114,9 +114,10 @@ func OpenFS(sal, avsc fs.FS, opts ...Option) (*Definitions, error) {
 	return d, nil
 }
 
-// Embedded returns the project's own example definitions (component
-// "Example"), built into the SDK. It is what the SDK uses when TS_XML_DIR
-// is not set. Its Version is EmbeddedVersion unless WithVersion says
+// Embedded returns the project's own definitions, built into the SDK:
+// the example component "Example" and the "Script" component that SAL
+// scripts serve (ts_xml's interface, in the project's own words). It is
+// what the SDK uses when TS_XML_DIR is not set. Its Version is EmbeddedVersion unless WithVersion says
 // otherwise.
 func Embedded(opts ...Option) *Definitions {
 	sub, err := fs.Sub(exampleFS, "example")

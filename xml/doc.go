@@ -11,7 +11,8 @@
 //
 // Open accepts a ts_xml checkout root, its data folder or a sal_interfaces
 // folder. FromEnv uses the TS_XML_DIR environment variable and falls back to
-// Embedded, the project's own example component "Example".
+// Embedded, the project's own definitions: the example component
+// "Example" and the "Script" component of SAL scripts.
 //
 // # Version
 //

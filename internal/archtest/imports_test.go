@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"internal/hostile":     {},
 	"internal/cputime":     {},
 	"internal/testbus":     {"topics", "xml", "validate", "internal/embedded", "internal/codec"},
+	"internal/testcsc":     {"controller"},
 	"internal/embedded":    {},
 	"internal/archtest":    {},
 	"internal/faults":      {},

@@ -2,7 +2,6 @@ package interop
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
@@ -54,20 +54,15 @@ func TestScriptQueuePython(t *testing.T) {
 	sub := subname(t)
 	ctx := ctxFor(t, 10*time.Minute)
 	bus := connect(t, defs, sub)
-	test, err := bus.NewCSC("Test", 1, controller.WithAllowMissing(), controller.WithEnabledCommands("setScalars", "wait"), controller.WithConcurrent("wait"))
+	test, err := bus.NewCSC("Test", 1, controller.WithAllowMissing(),
+		controller.WithEnabledCommands(testcsc.EnabledCommands()...), controller.WithConcurrent(testcsc.Concurrent()...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer test.Close()
-	test.HandleFunc("setScalars", func(context.Context, *sal.Command) error { return nil })
-	test.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
-		select {
-		case <-time.After(time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
+	if err := testcsc.Handle(test, testcsc.Complete); err != nil {
+		t.Fatal(err)
+	}
 	if err := test.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/sal"
 	"github.com/lsst-sal/salgo/sal/saltest"
 )
@@ -25,32 +26,15 @@ func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
 // the Example component (a copy of ts_xml's Test) as TestCsc is.
 func newExampleCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
 	csc, err := b.NewCSC("Example", index, append([]sal.CSCOption{
-		controller.WithVersion("1.0"), controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
+		controller.WithVersion("1.0"), controller.WithEnabledCommands(testcsc.EnabledCommands()...),
+		controller.WithConcurrent(testcsc.Concurrent()...),
 	}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
-	echo := func(ev, tel string) func(context.Context, *sal.Command) error {
-		return func(ctx context.Context, cmd *sal.Command) error {
-			fields := map[string]any{}
-			for k, v := range cmd.Data {
-				if !strings.HasPrefix(k, "private_") && k != "salIndex" {
-					fields[k] = v
-				}
-			}
-			if _, err := csc.MustEvent(ev).SetWrite(ctx, fields, false); err != nil {
-				return err
-			}
-			_, err := csc.MustTelemetry(tel).Write(ctx, fields)
-			return err
-		}
+	if err := testcsc.Handle(csc, testcsc.Echo); err != nil {
+		return nil, err
 	}
-	csc.HandleFunc("setScalars", echo("scalars", "scalars"))
-	csc.HandleFunc("setArrays", echo("arrays", "arrays"))
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error { return nil })
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
 	return csc, nil
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/lsst-sal/salgo/sal"
@@ -18,18 +20,46 @@ import (
 
 var tsXML = sync.OnceValues(func() (*salxml.Definitions, error) { return salxml.Open(os.Getenv(salxml.EnvDir)) })
 
-// scriptBus are the bus options of the script tests: the Script component
-// is in ts_xml only.
+// scriptBus are the bus options of the script tests: ts_xml's
+// definitions when TS_XML_DIR is set, else the embedded ones, which have
+// the Script component too.
 func scriptBus(t *testing.T) saltest.ScriptOptions {
 	t.Helper()
 	if os.Getenv(salxml.EnvDir) == "" {
-		t.Skip("TS_XML_DIR is unset: the Script component is only in ts_xml (e.g. TS_XML_DIR=../../../shared/ts_xml)")
+		return saltest.ScriptOptions{Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}}
 	}
 	defs, err := tsXML()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return saltest.ScriptOptions{Bus: []sal.Option{sal.WithDefinitions(defs)}}
+}
+
+// withoutScript are the embedded definitions (xml/example) without the
+// Script component.
+func withoutScript(t *testing.T) *salxml.Definitions {
+	t.Helper()
+	src := os.DirFS("../../xml/example")
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"SALSubsystems.xml", "SALGenerics.xml", "Example/Example_Commands.xml", "Example/Example_Events.xml", "Example/Example_Telemetry.xml"} {
+		b, err := fs.ReadFile(src, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	subs := string(fsys["SALSubsystems.xml"].Data)
+	i := strings.Index(subs, "<SALSubsystem>\n    <Name>Script</Name>")
+	j := strings.Index(subs[max(i, 0):], "</SALSubsystem>")
+	if i < 0 || j < 0 {
+		t.Fatal("no Script component in xml/example/SALSubsystems.xml")
+	}
+	fsys["SALSubsystems.xml"].Data = []byte(subs[:i] + subs[i+j+len("</SALSubsystem>"):])
+	defs, err := salxml.OpenFS(fsys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return defs
 }
 
 // stepScript passes the checkpoints "start", "step 1", ..., "end"; it
@@ -142,11 +172,12 @@ func TestScript_ChecksFail(t *testing.T) {
 	}
 }
 
-// TestNewScript_NoScriptComponent: without ts_xml's Script component the
-// harness says where to find it.
+// TestNewScript_NoScriptComponent: with definitions that lack the Script
+// component the harness says where to find it.
 func TestNewScript_NoScriptComponent(t *testing.T) {
+	defs := withoutScript(t)
 	got := fails(t, func(tb testing.TB) {
-		saltest.NewScript(tb, stepScript(), saltest.ScriptOptions{Bus: []sal.Option{sal.WithDefinitions(sal.EmbeddedDefinitions())}})
+		saltest.NewScript(tb, stepScript(), saltest.ScriptOptions{Bus: []sal.Option{sal.WithDefinitions(defs)}})
 	})
 	if !strings.Contains(got, "Script") || !strings.Contains(got, "set TS_XML_DIR") {
 		t.Errorf("NewScript without the Script component reported %q", got)
@@ -155,8 +186,7 @@ func TestNewScript_NoScriptComponent(t *testing.T) {
 
 // ExampleNewScript shows a script test as BaseScriptTestCase's: make the
 // script from its spec, configure it, run it to DONE, look at its
-// checkpoints. (Not run by go test: the Script component is in ts_xml
-// only, found through TS_XML_DIR; TestScript_RunDone runs the same.)
+// checkpoints.
 func ExampleNewScript() {
 	t := &exampleTB{}
 	defer t.cleanup()
@@ -164,6 +194,6 @@ func ExampleNewScript() {
 	h.Configure(t, saltest.ScriptConfig{Config: "steps: 2"})
 	final := h.Run(t, sal.ScriptDone)
 	fmt.Println(sal.ScriptState(final["state"].(uint8)).Name(), h.Checkpoints(), "failed:", t.failed)
-	// Printed with TS_XML_DIR set:
+	// Output:
 	// DONE [start step 1 step 2 end] failed: false
 }
