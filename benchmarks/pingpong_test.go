@@ -190,7 +190,7 @@ func BenchmarkPingPongIdle(b *testing.B) {
 // reports x-raw = SDK rate / raw rate. remote=all is the Remote of
 // BenchmarkCommandRoundTrip (it reads every event and telemetry topic, 16
 // partitions fetched by one consumer, as ts_salobj's); remote=one reads one
-// event besides the acks (sal.WithInclude), to show what fetching the
+// event besides the acks (remote.WithInclude), to show what fetching the
 // other partitions costs on each wake.
 func BenchmarkCommandVsRaw(b *testing.B) {
 	b.Run("remote=all", func(b *testing.B) { benchCommandVsRaw(b) })

@@ -382,7 +382,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	slices.Sort(missing)
 	if len(missing) > 0 && !c.cfg.AllowMissing {
 		c.mu.Unlock()
-		return fmt.Errorf("controller: %s: no handler for command(s) %v (add them, or allow missing ones with sal.WithAllowMissing)", c.Name(), missing)
+		return fmt.Errorf("controller: %s: no handler for command(s) %v (add them, or allow missing ones with controller.WithAllowMissing)", c.Name(), missing)
 	}
 	c.started = true
 	c.mu.Unlock()
@@ -475,7 +475,7 @@ func (c *Controller) receive(name string, rec map[string]any) {
 
 func (c *Controller) run(h Handler, cmd *Command) {
 	defer c.running.Done()
-	err, stack := c.call(h, cmd)
+	stack, err := c.call(h, cmd)
 	var res *AckResult
 	var a topics.Ack
 	logIt := false
@@ -511,7 +511,7 @@ func (c *Controller) runLocal(h Handler, cmd *Command) error {
 	c.running.Add(1)
 	c.mu.Unlock()
 	defer c.running.Done()
-	err, stack := c.call(h, cmd)
+	stack, err := c.call(h, cmd)
 	if err != nil && stack != "" {
 		err = fmt.Errorf("%w\n%s", err, stack)
 	}
@@ -522,13 +522,13 @@ func (c *Controller) runLocal(h Handler, cmd *Command) error {
 }
 
 // call runs h; a panic becomes an error, with the stack where it happened.
-func (c *Controller) call(h Handler, cmd *Command) (err error, stack string) {
+func (c *Controller) call(h Handler, cmd *Command) (stack string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err, stack = fmt.Errorf("handler panicked: %v", p), string(debug.Stack())
 		}
 	}()
-	return h.Handle(c.ctx, cmd), ""
+	return "", h.Handle(c.ctx, cmd)
 }
 
 func (c *Controller) final(cmd *Command, a topics.Ack) {

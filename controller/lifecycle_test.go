@@ -29,14 +29,6 @@ func cscDone(t *testing.T, csc *controller.CSC, what string) {
 	}
 }
 
-// lastState is the newest summaryState the Remote has read, 0 for none.
-func lastState(r *remote.Remote) controller.State {
-	if rec := r.MustEvent("summaryState").Get(); rec != nil {
-		return controller.State(rec["summaryState"].(int32))
-	}
-	return 0
-}
-
 // TestCSC_InitialOfflineEnds: a CSC whose initial state is OFFLINE runs
 // exitControl during Start, as the reference's start_phase2 does, and so
 // ends: Done closes with no error and OFFLINE is the last state written.

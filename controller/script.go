@@ -390,6 +390,7 @@ func (s *Script) Checkpoints() (pause, stop string) {
 func (s *Script) NextSupplementedGroupID() (string, error) {
 	g := s.GroupID()
 	if g == "" {
+		//lint:ignore ST1005 salobj's text, byte for byte
 		return "", errors.New("No group ID")
 	}
 	s.mu.Lock()
@@ -565,6 +566,7 @@ func (s *Script) parseConfig(text string) (*ScriptConfiguration, error) {
 	conf := &ScriptConfiguration{Values: map[string]any{}, Text: text}
 	if s.schema == nil {
 		if text != "" {
+			//lint:ignore ST1005 salobj's text, byte for byte
 			return nil, fmt.Errorf("This script has no configuration so config=%s must be empty.", text)
 		}
 		return conf, nil

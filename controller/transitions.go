@@ -15,6 +15,8 @@ var (
 )
 
 // ErrNoPath is matched by TransitionCommands' error for a target of FAULT.
+//
+//lint:ignore ST1005 salobj's text, byte for byte
 var ErrNoPath = errors.New("Cannot go into FAULT state using state transition commands")
 
 // TransitionCommands returns the commands that take a CSC from one state to

@@ -219,7 +219,7 @@ func (r *Remote) Identity() string { return r.in.Identity() }
 // Event returns the reader of an event, named by its bare name
 // ("summaryState"), SAL name (logevent_summaryState) or attribute name
 // (evt_summaryState). An unknown name, or an event this Remote does not
-// read (see sal.WithInclude, sal.WithExclude), is an error naming the
+// read (see WithInclude, WithExclude), is an error naming the
 // component and the close matches.
 func (r *Remote) Event(name string) (*topics.Reader, error) {
 	return r.reader(salxml.Event, name, r.evts)

@@ -9,7 +9,8 @@
 // no broker configured (LSST_KAFKA_BROKER_ADDR unset) the SDK starts an
 // in-process Kafka broker and schema registry, so programs and tests run
 // with nothing installed. The SAL interface definitions come from
-// TS_XML_DIR, or the SDK's embedded Example component when it is unset.
+// TS_XML_DIR, or the SDK's embedded Example and Script components when it
+// is unset.
 //
 // # Remotes
 //
@@ -22,12 +23,18 @@
 //	state := r.MustEvent("summaryState").Get()                                 // late-joiner history
 //	ev, err := r.Event("evt_detailedState")                                    // any salctl name; an error names close matches
 //
-// Options are sal.WithX functions, each documenting its default: bus
-// options (WithBrokers, WithAcks, ...) for Connect and Default, Remote
-// options (WithReadOnly, WithInclude, WithEventHistory, ...), Controller
-// and CSC options (WithAllowMissing, WithConcurrent, WithInitialState,
-// WithHooks, ...) and command options (WithTimeout, WithNextAck);
-// WithIdentity and WithQueueLen apply to every role.
+// Each setting is said one way, with its default in its doc: the bus's
+// options are sal.WithX (WithBrokers, WithAcks, ...) for Connect and
+// Default; a Remote's are declared in package remote (remote.WithReadOnly,
+// remote.WithInclude, ...), with the commands' (remote.WithTimeout,
+// remote.WithNextAck); a Controller's and a CSC's in package controller
+// (controller.WithAllowMissing, controller.WithInitialState,
+// controller.WithHooks, ...).
+//
+// The types live where go doc shows their methods: readers, writers and
+// the bus's Domain in package topics, Remote and Future in remote,
+// Controller, CSC, Command and Script in controller. sal names each once
+// (sal.Reader is topics.Reader), with a doc line saying where.
 //
 // Records are map[string]any with one Go type per SAL type (int32 for
 // int, float64 for double, []float32 for float arrays, ...); see package
@@ -45,7 +52,8 @@
 //	err = csc.Start(ctx)
 //
 // The generic commands (start, enable, disable, standby, exitControl,
-// setLogLevel) are the CSC's own; code acts on them through WithHooks.
+// setLogLevel) are the CSC's own; code acts on them through
+// controller.WithHooks.
 // Hooks.Close, ts_salobj's close_tasks, runs once however the CSC ends.
 // RunCSC runs a CSC program as amain does: a SIGTERM at any moment takes
 // the CSC to OFFLINE, runs the close hook and exits 0 (see the README's

@@ -28,6 +28,7 @@ func SetSummaryState(ctx context.Context, r *Remote, target State, override stri
 	}
 	rec, err := ev.Await(ctx)
 	if err != nil {
+		//lint:ignore ST1005 salobj's text, byte for byte
 		return nil, fmt.Errorf("Cannot get summaryState from %s: %w", r.Name(), err)
 	}
 	cur := State(rec["summaryState"].(int32))
@@ -42,6 +43,7 @@ func SetSummaryState(ctx context.Context, r *Remote, target State, override stri
 			params = map[string]any{"configurationOverride": override}
 		}
 		if _, err := r.Command(ctx, cmd, params, opts...); err != nil {
+			//lint:ignore ST1005 salobj's text, byte for byte
 			return states[:i+1], fmt.Errorf("Error on cmd=cmd_%s, initial_state=%d: %w", cmd, cur, err)
 		}
 	}

@@ -41,7 +41,7 @@ type RunSpec struct {
 	Configurable bool
 	// ValidSimulationModes are the simulation modes the CSC supports,
 	// declared once, here (salobj's valid_simulation_modes): the runner
-	// passes them to the CSC (sal.WithValidSimulationModes, after the
+	// passes them to the CSC (controller.WithValidSimulationModes, after the
 	// maker's own options), and tests make the same CSC with Maker. If
 	// more than one, they add --simulate (salobj's rules: a flag when they
 	// are 0 and one other, else a value). Empty: the CSC's own
@@ -265,6 +265,7 @@ func needBroker(spec RunSpec) error {
 	if s.embedded || len(s.cfg.Brokers) > 0 || os.Getenv(EnvBroker) != "" {
 		return nil
 	}
+	//lint:ignore ST1005 the runner's message starts with the program, as salobj's do
 	return fmt.Errorf("Run %s: %s is not set: a CSC needs the observatory's Kafka broker (set %s, %s and %s), or --embedded to run on a private in-process broker that no other process can reach", spec.Name, EnvBroker, EnvBroker, EnvRegistry, EnvSubname)
 }
 
@@ -272,9 +273,11 @@ func needBroker(spec RunSpec) error {
 // naming TS_XML_DIR.
 func missingComponent(spec RunSpec, err error) error {
 	if dir := os.Getenv(salxml.EnvDir); dir != "" {
+		//lint:ignore ST1005 the runner's message starts with the program, as salobj's do
 		return fmt.Errorf("Run %s: %w (the definitions are ts_xml's at %s=%s)", spec.Name, err, salxml.EnvDir, dir)
 	}
-	return fmt.Errorf("Run %s: %w (%s is not set, so only the SDK's built-in Example component is known: set it to a ts_xml checkout)", spec.Name, err, salxml.EnvDir)
+	//lint:ignore ST1005 the runner's message starts with the program, as salobj's do
+	return fmt.Errorf("Run %s: %w (%s is not set, so only the SDK's built-in Example and Script components are known: set it to a ts_xml checkout)", spec.Name, err, salxml.EnvDir)
 }
 
 // runDefinitions are the definitions the bus options name, else the

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -263,5 +262,3 @@ func (c *Config) kafkaFor(role string) kafka.Config {
 	}
 	return k
 }
-
-var discard = slog.New(slog.NewTextHandler(io.Discard, nil))

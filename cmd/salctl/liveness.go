@@ -1,7 +1,7 @@
 package main
 
 // Liveness from the heartbeat: a CSC writes its heartbeat every second
-// (sal.WithHeartbeatInterval), so one that wrote none within a few
+// (controller.WithHeartbeatInterval), so one that wrote none within a few
 // intervals is not running, whatever its last summaryState says (CSCs
 // write that rarely, and a killed one leaves its last state on the bus).
 
@@ -16,7 +16,7 @@ import (
 )
 
 // heartbeatInterval is how often the component writes its heartbeat: a
-// CSC every second (sal.WithHeartbeatInterval's default), a SAL script
+// CSC every second (controller.WithHeartbeatInterval's default), a SAL script
 // every 5 s (ts_salobj's BaseScript HEARTBEAT_INTERVAL), its first one
 // interval after it starts.
 func heartbeatInterval(c *salxml.Component) time.Duration {

@@ -111,15 +111,15 @@ type Options struct {
 	// e.g. a ScriptHarness's, for a CSC that a script commands (Bus is
 	// then not used).
 	On *sal.Bus
-	// CSC options, given to make after its own (e.g. sal.WithInitialState).
+	// CSC options, given to make after its own (e.g. controller.WithInitialState).
 	CSC []sal.CSCOption
 	// Remote options.
 	Remote []sal.RemoteOption
 	// ConfigDir, if set, is a configurable CSC's configuration folder
-	// (salobj's make_csc(config_dir=...); sal.WithConfigDir), instead of
+	// (salobj's make_csc(config_dir=...); controller.WithConfigDir), instead of
 	// its configuration package's.
 	ConfigDir string
-	// Site is a configurable CSC's site (sal.WithSite): its _<site>.yaml
+	// Site is a configurable CSC's site (controller.WithSite): its _<site>.yaml
 	// is read after _init.yaml. Default: $LSST_SITE if set, else "test"
 	// (salobj's test cases set LSST_SITE=test). With ConfigDir and Site
 	// no environment variable is needed, so tests can run in parallel.
