@@ -21,6 +21,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/pyrepr"
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/yamlx"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 )
 
@@ -166,21 +167,32 @@ func (c *ScriptConfiguration) Decode(v any) error {
 // Start.
 const ScriptHeartbeatInterval = 5 * time.Second
 
-// ScriptConfig describes a SAL script, as a subclass of ts_salobj's
-// BaseScript does. Run is required; the other hooks are optional.
+// ScriptConfig describes a SAL script, as the class attributes and
+// methods of a subclass of ts_salobj's BaseScript do. Name and Run are
+// required; the other hooks are optional. sal.RunScript runs it as a
+// program (sal.ScriptSpec is this type).
 type ScriptConfig struct {
-	// Options configure the script's controller (WithIdentity,
-	// WithQueueLen; it always reads its commands and needs a handler for
-	// each).
-	Options []Option
-	// ClassName is description.classname (salobj: the class name).
-	ClassName string
-	// Description and Help are description.description and .help.
-	Description, Help string
-	// Schema is the configuration's JSON Schema (Draft 7) as YAML; nil (or
-	// a document that is empty) for a script without configuration, whose
-	// configure command must then carry an empty config.
+	// Name is the script's class name: description.classname, and the
+	// program name of its command line ("Run <Name> from the command
+	// line").
+	Name string
+	// Description is a short description for operators
+	// (description.description).
+	Description string
+	// Help is detailed help, Markdown encouraged (description.help).
+	Help string
+	// Schema is the configuration's JSON Schema (Draft 7) as YAML, with
+	// defaults where they make sense (they are filled in); nil (or a
+	// document that is empty) for a script without configuration, whose
+	// configure command must then carry an empty config. --schema prints
+	// it.
 	Schema []byte
+	// Setup prepares the script as a salobj script's constructor does; it
+	// is the first thing Start does. Make there the Remotes of the
+	// components the script commands (Script.NewRemote): they are listed
+	// in description.remotes, and the script waits for them to be ready
+	// before it reports UNCONFIGURED. An error fails Start.
+	Setup func(ctx context.Context, s *Script) error
 	// Configure gets the validated configuration in the configure command
 	// (state UNCONFIGURED); an error fails the script (CONFIGURE_FAILED).
 	Configure func(ctx context.Context, s *Script, cfg *ScriptConfiguration) error
@@ -188,8 +200,11 @@ type ScriptConfig struct {
 	// Configure); the event is written when it returns.
 	SetMetadata func(s *Script, md *ScriptMetadata)
 	// Run does the work, calling s.Checkpoint where the script may pause
-	// or stop. Its ctx ends on stop (or a stop checkpoint, or Close). A nil
-	// return ends in DONE, an error in FAILED, a stop in STOPPED.
+	// or stop. Its ctx ends on stop (or a stop checkpoint, or Close): return
+	// then. A nil return ends in DONE; an error in FAILED (reason "Error in
+	// run: <error>", a Remote's failed command reading as salobj's
+	// AckError does; logged with details unless it is an ExpectedError); a
+	// stop in STOPPED.
 	Run func(ctx context.Context, s *Script) error
 	// Cleanup runs once the script is ending, if Run was started (also
 	// after a stop or a failure); an error ends in FAILED and makes Err
@@ -205,6 +220,10 @@ type ScriptConfig struct {
 	// the exit (salobj's final_state_delay). 0 means
 	// DefaultFinalStateDelay; a negative value, none.
 	FinalStateDelay time.Duration
+	// Options configure the script's controller (WithIdentity,
+	// WithQueueLen; it always reads its commands and needs a handler for
+	// each).
+	Options []Option
 }
 
 // DefaultFinalStateDelay is ScriptConfig.FinalStateDelay's default
@@ -263,27 +282,26 @@ var scriptCommands = []string{"configure", "run", "resume", "stop", "setCheckpoi
 
 // NewScript makes the Controller of a SAL script: the Script component at
 // index (which must not be 0), its schema checked against the Draft 7
-// metaschema. Make the Remotes the script uses on the same Domain before
-// Start: they are listed in description.remotes.
+// metaschema. Then Start it.
 func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 	if index == 0 {
 		return nil, errors.New("controller: Script: index must be nonzero")
 	}
-	if cfg.ClassName == "" {
-		return nil, errors.New("controller: Script: no ClassName (description.classname)")
+	if cfg.Name == "" {
+		return nil, errors.New("controller: Script: no Name (description.classname)")
 	}
 	if cfg.Run == nil {
-		return nil, fmt.Errorf("controller: script %s has no Run", cfg.ClassName)
+		return nil, fmt.Errorf("controller: script %s has no Run", cfg.Name)
 	}
 	var schema *jsonschema.Schema
 	if len(cfg.Schema) > 0 {
-		doc, err := yamlx.UnmarshalOrdered(cfg.ClassName+" schema", cfg.Schema)
+		doc, err := yamlx.UnmarshalOrdered(cfg.Name+" schema", cfg.Schema)
 		if err != nil {
-			return nil, fmt.Errorf("controller: script %s: %w", cfg.ClassName, err)
+			return nil, fmt.Errorf("controller: script %s: %w", cfg.Name, err)
 		}
 		if doc != nil {
-			if schema, err = jsonschema.CompileValue(cfg.ClassName, doc); err != nil {
-				return nil, fmt.Errorf("controller: script %s: %w", cfg.ClassName, err)
+			if schema, err = jsonschema.CompileValue(cfg.Name, doc); err != nil {
+				return nil, fmt.Errorf("controller: script %s: %w", cfg.Name, err)
 			}
 		}
 	}
@@ -319,7 +337,7 @@ func NewScript(d *topics.Domain, index int, cfg ScriptConfig) (*Script, error) {
 		}
 	}
 	// The reference's bare set at construction: nothing is written yet.
-	_, _ = c.event("description").Set(map[string]any{"classname": cfg.ClassName, "description": cfg.Description, "help": cfg.Help})
+	_, _ = c.event("description").Set(map[string]any{"classname": cfg.Name, "description": cfg.Description, "help": cfg.Help})
 	if s.unreg, err = onClose(d, plumb.RankRunner, s.Close); err != nil {
 		c.Close()
 		return nil, err
@@ -333,9 +351,28 @@ func fullMatch(re *regexp.Regexp) *regexp.Regexp {
 	return regexp.MustCompile(`^(?:` + re.String() + `)$`)
 }
 
-// Name returns the script's class name (ScriptConfig.ClassName), as
+// Name returns the script's class name (ScriptConfig.Name), as
 // description.classname gives it.
-func (s *Script) Name() string { return s.cfg.ClassName }
+func (s *Script) Name() string { return s.cfg.Name }
+
+// Domain returns the Domain the script runs on.
+func (s *Script) Domain() *topics.Domain { return s.c.in.Domain() }
+
+// NewRemote makes and starts a Remote on the script's Domain that
+// commands with the script's identity ("Script:<index>"), as a Remote made
+// in a salobj script's constructor does; opts may override it. Made in
+// Setup, it is listed in description.remotes.
+func (s *Script) NewRemote(ctx context.Context, name string, index int, opts ...remote.Option) (*remote.Remote, error) {
+	r, err := remote.New(s.Domain(), name, index, append([]remote.Option{remote.WithIdentity(s.Identity())}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Start(ctx); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
 
 // Index returns the SAL index.
 func (s *Script) Index() int { return s.c.index }
@@ -411,12 +448,17 @@ func (s *Script) Err() error { return s.end.Err() }
 
 func (s *Script) finish(err error) { s.end.finish(err) }
 
-// Start starts the script as BaseScript.start does: the topics and
-// logLevel, the heartbeat (the first one interval later), a wait for every
-// other Instance on the Domain (the script's Remotes) to be ready, state
-// UNCONFIGURED, then description with remotes = their "<Name>:<index>",
-// sorted, joined by commas.
+// Start starts the script as BaseScript.start does, after Setup: the
+// topics and logLevel, the heartbeat (the first one interval later), a
+// wait for every other Instance on the Domain (the script's Remotes) to be
+// ready, state UNCONFIGURED, then description with remotes = their
+// "<Name>:<index>", sorted, joined by commas.
 func (s *Script) Start(ctx context.Context) error {
+	if s.cfg.Setup != nil {
+		if err := s.call(func() error { return s.cfg.Setup(ctx, s) }); err != nil {
+			return fmt.Errorf("controller: script %s: setup: %w", s.cfg.Name, err)
+		}
+	}
 	if err := s.c.Start(ctx); err != nil {
 		return err
 	}

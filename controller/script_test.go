@@ -80,7 +80,7 @@ type testScript struct {
 
 func (ts *testScript) config() controller.ScriptConfig {
 	return controller.ScriptConfig{
-		ClassName: "GoTestScript", Description: "test script",
+		Name: "GoTestScript", Description: "test script",
 		Help:   "A test script: checkpoints start and end.",
 		Schema: []byte(testSchema),
 		Configure: func(ctx context.Context, s *controller.Script, c *controller.ScriptConfiguration) error {
@@ -672,7 +672,7 @@ func TestScript_BadCheckpoints(t *testing.T) {
 // are ready; a script without a schema takes only an empty config.
 func TestScript_Remotes(t *testing.T) {
 	e := newScriptEnv(t)
-	cfg := controller.ScriptConfig{ClassName: "NoConfig", Run: func(context.Context, *controller.Script) error { return nil }}
+	cfg := controller.ScriptConfig{Name: "NoConfig", Run: func(context.Context, *controller.Script) error { return nil }}
 	s, r := e.start(900, cfg, func(d *topics.Domain) {
 		for _, i := range []int{7, 5, 7} {
 			rm, err := remote.New(d, testComponent(), i)

@@ -115,7 +115,7 @@ func runReadmeExample(t *testing.T, e *readmeExample) {
 	main := e.files["main.go"]
 	needXML := strings.Contains(main, "sal.RunScript(")
 	if needXML && os.Getenv(salxml.EnvDir) == "" {
-		t.Skipf("%s is unset: a script's Script component is only in ts_xml", salxml.EnvDir)
+		t.Skipf("%s is unset: the README's script commands the Test component, which is only in ts_xml", salxml.EnvDir)
 	}
 	// Inside the module, so that it imports the SDK as a module that
 	// requires it does; a directory starting with "." is left out of

@@ -7,11 +7,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/internal/argparse"
-	"github.com/lsst-sal/salgo/remote"
 )
 
 // The types of SAL scripts.
@@ -66,102 +64,24 @@ const (
 )
 
 // ScriptSpec describes a SAL script, as the class attributes and methods
-// of a ts_salobj BaseScript subclass do. Run is required.
-type ScriptSpec struct {
-	// Name is the script's class name: description.classname, and the
-	// program name of its command line ("Run <Name> from the command
-	// line").
-	Name string
-	// Description is a short description for operators (description.description).
-	Description string
-	// Help is detailed help, Markdown encouraged (description.help).
-	Help string
-	// Schema is the configuration's JSON Schema (Draft 7) as YAML, with
-	// defaults where they make sense (they are filled in); nil for a
-	// script without configuration. --schema prints it.
-	Schema []byte
-	// Setup prepares the script before it starts, as a salobj script's
-	// constructor: make the Remotes of the components it commands with
-	// s.NewRemote (they are listed in description.remotes; the script
-	// waits for them to be ready before it reports UNCONFIGURED).
-	Setup func(ctx context.Context, s *Script) error
-	// Configure gets the validated configuration (state UNCONFIGURED);
-	// an error ends the script in CONFIGURE_FAILED.
-	Configure func(ctx context.Context, s *Script, cfg *ScriptConfiguration) error
-	// SetMetadata fills in what the script knows of itself once configured
-	// (duration, target, filters, checkpoints to come).
-	SetMetadata func(s *Script, md *ScriptMetadata)
-	// Run does the work, calling s.Checkpoint where it may be paused or
-	// stopped. Its ctx ends when the script is stopped: return then. nil
-	// ends in DONE, an error in FAILED (reason "Error in run: <error>",
-	// a Remote's failed command reading as salobj's AckError does;
-	// logged with details unless it is an ExpectedError), a stop in STOPPED.
-	Run func(ctx context.Context, s *Script) error
-	// Cleanup runs when the script ends after Run started, whatever the
-	// outcome (not on a signal); an error ends in FAILED and exit code 1.
-	Cleanup func(ctx context.Context, s *Script) error
-	// FinalStateDelay is how long the script waits after writing its
-	// final state before it ends (its process exits): time for the
-	// ScriptQueue to read that state. 0 means 0.3 s (salobj's
-	// final_state_delay); negative, none.
-	FinalStateDelay time.Duration
-	// Bus are options of the script's bus (default: the environment's).
-	Bus []Option
-}
+// of a ts_salobj BaseScript subclass do: its name, description, schema
+// and hooks (Setup, Configure, SetMetadata, Run, Cleanup). Name and Run
+// are required.
+// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.ScriptConfig
+type ScriptSpec = controller.ScriptConfig
 
-// Script is a running SAL script, as its hooks see it: a
-// controller.Script (the Script component at its SAL index, its state,
-// checkpoints, logger and events; its methods are documented there: go doc
-// github.com/lsst-sal/salgo/controller.Script) with the bus it runs on,
-// on which it makes the Remotes of the components it commands.
-type Script struct {
-	*controller.Script
-	bus *Bus
-}
+// Script is a running SAL script, as its hooks see it: the Script
+// component at its SAL index, its state, checkpoints, logger and events,
+// and the Remotes it makes (Script.NewRemote).
+// Documented in package controller: go doc github.com/lsst-sal/salgo/controller.Script
+type Script = controller.Script
 
-// NewScript makes a SAL script on this bus at SAL index (nonzero) and
-// runs spec.Setup; then Start it. RunScript does all of it from the
+// NewScript makes a SAL script on this bus at SAL index (nonzero); Start
+// runs spec.Setup and starts it. RunScript does all of it from the
 // command line; tests call it directly, the script on a bus of its own as
 // a script process has one (sal/saltest.NewScript does it all).
-func (b *Bus) NewScript(ctx context.Context, index int, spec ScriptSpec) (*Script, error) {
-	ss := &Script{bus: b}
-	cfg := controller.ScriptConfig{ClassName: spec.Name, Description: spec.Description, Help: spec.Help, Schema: spec.Schema,
-		FinalStateDelay: spec.FinalStateDelay}
-	if f := spec.Configure; f != nil {
-		cfg.Configure = func(ctx context.Context, _ *controller.Script, c *ScriptConfiguration) error { return f(ctx, ss, c) }
-	}
-	if f := spec.SetMetadata; f != nil {
-		cfg.SetMetadata = func(_ *controller.Script, md *ScriptMetadata) { f(ss, md) }
-	}
-	if f := spec.Run; f != nil {
-		cfg.Run = func(ctx context.Context, _ *controller.Script) error { return f(ctx, ss) }
-	}
-	if f := spec.Cleanup; f != nil {
-		cfg.Cleanup = func(ctx context.Context, _ *controller.Script) error { return f(ctx, ss) }
-	}
-	s, err := controller.NewScript(b.Domain, index, cfg)
-	if err != nil {
-		return nil, err
-	}
-	ss.Script = s
-	if spec.Setup != nil {
-		if err := spec.Setup(ctx, ss); err != nil {
-			s.Close()
-			return nil, err
-		}
-	}
-	return ss, nil
-}
-
-// Bus returns the script's bus.
-func (s *Script) Bus() *Bus { return s.bus }
-
-// NewRemote makes and starts a Remote on the script's bus that commands
-// with the script's identity ("Script:<index>"), as a Remote made in a
-// salobj script's constructor does; opts may override it. Made in Setup,
-// it is listed in description.remotes.
-func (s *Script) NewRemote(ctx context.Context, name string, index int, opts ...RemoteOption) (*Remote, error) {
-	return s.bus.NewRemote(ctx, name, index, append([]RemoteOption{remote.WithIdentity(s.Identity())}, opts...)...)
+func (b *Bus) NewScript(index int, spec ScriptSpec) (*Script, error) {
+	return controller.NewScript(b.Domain, index, spec)
 }
 
 // Script exit codes, as a salobj script's (BaseScript.amain).
@@ -186,12 +106,13 @@ const (
 // ScriptQueue's commands, and exits once it has ended: 0 if the final
 // state is DONE or STOPPED, else 1 (also when Cleanup failed). SIGINT and
 // SIGTERM close it (Run cancelled, STOPPING, no Cleanup): exit 1 unless it
-// was already DONE or STOPPED.
-func RunScript(spec ScriptSpec) int {
-	return runScript(context.Background(), spec, os.Args[1:], os.Stdout, os.Stderr)
+// was already DONE or STOPPED. opts are options of the script's bus
+// (default: the LSST_* environment's).
+func RunScript(spec ScriptSpec, opts ...Option) int {
+	return runScript(context.Background(), spec, opts, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-func runScript(ctx context.Context, spec ScriptSpec, args []string, stdout, stderr io.Writer) int {
+func runScript(ctx context.Context, spec ScriptSpec, opts []Option, args []string, stdout, stderr io.Writer) int {
 	p := argparse.New("Run "+spec.Name+" from the command line", "")
 	p.Int("index", argparse.Help("Script SAL Component index; must be unique among running Scripts"))
 	p.Flag("--schema", argparse.Help("Print the configuration schema to stdout and quit "+
@@ -220,15 +141,15 @@ func runScript(ctx context.Context, spec ScriptSpec, args []string, stdout, stde
 	defer stop()
 	var busOpts []Option
 	if l := processLogger(stderr); l != nil {
-		busOpts = append(busOpts, WithLogger(l)) // spec.Bus may choose another
+		busOpts = append(busOpts, WithLogger(l)) // opts may choose another
 	}
-	bus, err := Connect(ctx, append(busOpts, spec.Bus...)...)
+	bus, err := Connect(ctx, append(busOpts, opts...)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return ScriptExitFailed
 	}
 	defer bus.Close()
-	s, err := bus.NewScript(ctx, index, spec)
+	s, err := bus.NewScript(index, spec)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return ScriptExitFailed

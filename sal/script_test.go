@@ -60,7 +60,7 @@ func testComponent() string {
 
 // slewSpec is a script that commands a Test component: setScalars once
 // per step, a checkpoint "step N" before each.
-func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
+func slewSpec(block chan struct{}) ScriptSpec {
 	var cfg struct {
 		Steps       int
 		Fail        bool
@@ -68,7 +68,7 @@ func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
 	}
 	var test *Remote
 	return ScriptSpec{
-		Name: "Slew", Description: "slews the Test component", Schema: []byte(slewSchema), Bus: opts,
+		Name: "Slew", Description: "slews the Test component", Schema: []byte(slewSchema),
 		Setup: func(ctx context.Context, s *Script) (err error) {
 			test, err = s.NewRemote(ctx, testComponent(), 1, remote.WithInclude("summaryState"))
 			return err
@@ -106,9 +106,9 @@ func slewSpec(opts []Option, block chan struct{}) ScriptSpec {
 	}
 }
 
-func runScriptArgs(ctx context.Context, spec ScriptSpec, args ...string) runResult {
+func runScriptArgs(ctx context.Context, spec ScriptSpec, opts []Option, args ...string) runResult {
 	var out, errb bytes.Buffer
-	code := runScript(ctx, spec, args, &out, &errb)
+	code := runScript(ctx, spec, opts, args, &out, &errb)
 	return runResult{code, out.String(), errb.String()}
 }
 
@@ -117,7 +117,7 @@ func runScriptArgs(ctx context.Context, spec ScriptSpec, args ...string) runResu
 // yaml.safe_dump does plus print's newline, without connecting, and
 // nothing for a script without one; index 0 is refused (exit 1).
 func TestRunScript_CommandLine(t *testing.T) {
-	spec := slewSpec(nil, nil)
+	spec := slewSpec(nil)
 	for _, tc := range []struct {
 		args                   []string
 		code                   int
@@ -132,17 +132,17 @@ func TestRunScript_CommandLine(t *testing.T) {
 			"title: Slew v1\ntype: object\n\n", ""},
 		{[]string{"0"}, 1, "", "index must be nonzero"},
 	} {
-		r := runScriptArgs(context.Background(), spec, tc.args...)
+		r := runScriptArgs(context.Background(), spec, nil, tc.args...)
 		if r.code != tc.code || r.stdout != tc.stdout || !strings.Contains(r.stderr, tc.stderrContains) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, %q, ...%q", tc.args, r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderrContains)
 		}
 	}
-	r := runScriptArgs(context.Background(), spec, "-h")
+	r := runScriptArgs(context.Background(), spec, nil, "-h")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "usage: Run Slew from the command line [-h] [--schema] index\n") || !strings.Contains(r.stdout, "Script SAL Component index; must be unique among running Scripts") {
 		t.Errorf("-h: exit %d, stdout %q", r.code, r.stdout)
 	}
 	spec.Schema = nil
-	if r := runScriptArgs(context.Background(), spec, "5", "--schema"); r.code != 0 || r.stdout != "" {
+	if r := runScriptArgs(context.Background(), spec, nil, "5", "--schema"); r.code != 0 || r.stdout != "" {
 		t.Errorf("--schema without a schema: exit %d, stdout %q", r.code, r.stdout)
 	}
 }
@@ -221,7 +221,7 @@ func TestRunScript_Outcomes(t *testing.T) {
 			q := newQueueSide(t, ctx, opts, index)
 			var res runResult
 			var wg sync.WaitGroup
-			wg.Go(func() { res = runScriptArgs(ctx, slewSpec(opts, nil), strconv.Itoa(index)) })
+			wg.Go(func() { res = runScriptArgs(ctx, slewSpec(nil), opts, strconv.Itoa(index)) })
 			untilState(t, ctx, q.script, ScriptUnconfigured)
 			if d, err := q.script.MustEvent("description").Next(ctx); err != nil || d["remotes"] != testComponent()+":1" || d["classname"] != "Slew" {
 				t.Errorf("description %v, %v", d, err)
@@ -274,7 +274,7 @@ func TestRunScript_StopAndSignal(t *testing.T) {
 		signal, send := context.WithCancel(ctx)
 		var res runResult
 		var wg sync.WaitGroup
-		wg.Go(func() { res = runScriptArgs(signal, slewSpec(opts, block), strconv.Itoa(index)) })
+		wg.Go(func() { res = runScriptArgs(signal, slewSpec(block), opts, strconv.Itoa(index)) })
 		untilState(t, ctx, q.script, ScriptUnconfigured)
 		for _, c := range []struct {
 			name   string

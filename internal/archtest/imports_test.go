@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/plumb":       {},
 	"topics":               {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx", "internal/plumb"},
 	"remote":               {"topics", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr"},
-	"controller":           {"topics", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
+	"controller":           {"topics", "remote", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                  {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec", "internal/argparse"},
 	"sal/salprom":          {"sal", "topics"},
 	"sal/saltest":          {"sal", "remote", "controller", "validate", "internal/cscconfig"},

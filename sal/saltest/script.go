@@ -52,7 +52,7 @@ type ScriptOptions struct {
 type ScriptHarness struct {
 	// Bus is the test's side of the private bus: make the components the
 	// script commands on it (e.g. NewCSC with Options.On). The script has
-	// a bus of its own on the same broker (Script.Bus()), as a script
+	// a bus of its own on the same broker (Script.Domain()), as a script
 	// process has, so that its description lists its own Remotes only.
 	Bus *sal.Bus
 	// Script is the script, made from the spec.
@@ -87,7 +87,7 @@ func NewScript(t testing.TB, spec sal.ScriptSpec, o ScriptOptions) *ScriptHarnes
 	}
 	h.Bus = Bus(t, o.Bus...)
 	if _, err := h.Bus.Config().Definitions.Component("Script"); err != nil {
-		t.Fatalf("saltest: %v (the Script component is in ts_xml: set TS_XML_DIR, or give sal.WithDefinitions)", err)
+		t.Fatalf("saltest: %v (the SDK's embedded definitions and ts_xml have one: set TS_XML_DIR, or give sal.WithDefinitions definitions that do)", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
@@ -103,11 +103,11 @@ func NewScript(t testing.TB, spec sal.ScriptSpec, o ScriptOptions) *ScriptHarnes
 		t.Fatalf("saltest: connect the script's bus: %v", err)
 	}
 	t.Cleanup(func() { sb.Close() })
-	if h.Script, err = sb.NewScript(ctx, index, spec); err != nil {
+	if h.Script, err = sb.NewScript(index, spec); err != nil {
 		t.Fatalf("saltest: make the script %s: %v", spec.Name, err)
 	}
 	t.Cleanup(h.Script.Close)
-	if err := h.Script.Start(ctx); err != nil {
+	if err := h.Script.Start(ctx); err != nil { // runs spec.Setup
 		t.Fatalf("saltest: start the script %s: %v", spec.Name, err)
 	}
 	h.WaitState(t, sal.ScriptUnconfigured, nil)
