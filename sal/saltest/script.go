@@ -34,10 +34,10 @@ type ScriptOptions struct {
 	// Index is the script's SAL index (0: the next of 1, 2, ..., as
 	// BaseScriptTestCase's next_index).
 	Index int
-	// Bus options for the private bus (e.g. sal.WithDefinitions: the
-	// Script component is in ts_xml, found through TS_XML_DIR by
-	// default). ScriptSpec.Bus is not used: the script is on the test's
-	// bus, as the components it commands can be.
+	// Bus options for the private bus (e.g. sal.WithDefinitions; by
+	// default ts_xml's through TS_XML_DIR, else the SDK's embedded Example
+	// and Script components). The script is on the test's bus, as the
+	// components it commands can be.
 	Bus []sal.Option
 	// Timeout bounds each wait (the make, configure, a state, the end of
 	// the run); 0 means MakeTimeout. A script whose run takes longer sets
