@@ -62,7 +62,7 @@
 // # SAL scripts
 //
 // A SAL script is a program the ScriptQueue runs once: ScriptSpec declares
-// its description, configuration schema and Configure, SetMetadata, Run
+// its description, configuration schema and Setup, Configure, SetMetadata, Run
 // and Cleanup functions; RunScript gives it ts_salobj's BaseScript command
 // line, states, commands, events and exit codes:
 //
