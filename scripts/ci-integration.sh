@@ -13,7 +13,7 @@
 #      a second broker with KAFKA_MTLS=1 for the mutual-TLS tests, and the
 #      Apicurio registry; if Apicurio cannot start it runs the SDK's own
 #      registry (srfake, internal/interop/cmd/registry) instead;
-#   3. runs `go test ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
+#   3. runs `go test ./topics/ ./remote/ ./controller/ ./sal/... ./examples/...` (the tests of the embedded default,
 #      now on the real broker, with 30 SIGTERM runs of examples/testcsc), salctl's liveness tests
 #      (in cmd/salctl, its own module: go test -run ... ./) and `go test -v ./internal/interop/`, then the
 #      broker fault tests `go test -v ./internal/faults/` on brokers of their own;
@@ -243,7 +243,7 @@ SUITES=1
 # SALGO_SIGTERM_RUNS: examples/testcsc is started 30 times in a random
 # initial state and sent SIGTERM at a random moment (exit 0, OFFLINE on the
 # bus, the close hook's line), about 4 minutes.
-run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_SIGTERM_RUNS=30 go test -count=1 -timeout 15m ./internal/bus/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
+run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_SIGTERM_RUNS=30 go test -count=1 -timeout 15m ./topics/ ./remote/ ./controller/ ./sal/... ./examples/smoke/ ./examples/testcsc/ ./examples/script/
 # salctl's tests that run a CSC (or none) on the broker of LSST_* when it
 # is set: state on a killed CSC (NOT RUNNING, exit 3), command to a CSC that
 # is not running, FIELD=VALUE arguments, state -override. The package's
