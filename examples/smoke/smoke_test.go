@@ -52,6 +52,30 @@ func TestSchemas(t *testing.T) {
 	}
 }
 
+// TestRemote: the small Remote finds telemetrycsc on a shared bus by its
+// summaryState history, enables it, prints its telemetry, and sends it
+// back to STANDBY, which the CSC's own process then reports.
+func TestRemote(t *testing.T) {
+	t.Parallel()
+	shared := sharedBus(t)
+	csc := start(t, shared, "telemetrycsc", "3", "--simulate")
+	r := mustRun(t, shared, "remote", "-n", "3", "3")
+	for _, re := range []string{
+		`(?m)^found Example: 3 in STANDBY$`,
+		`(?m)^states: \[STANDBY DISABLED ENABLED\]$`,
+		`(?m)^scalars: int0=\d+ double0=-?\d\.\d{3}$`,
+		`(?m)^remote: done, Example: 3 in STANDBY$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("remote's output: no match for %s\n%s", re, r)
+		}
+	}
+	if n := count(regexp.MustCompile(`(?m)^scalars: `), r.stdout); n != 3 {
+		t.Errorf("%d samples printed, want 3\n%s", n, r)
+	}
+	csc.stop()
+}
+
 var perfLine = regexp.MustCompile(`(?m)^(\d+) records sent, [\d.]+ records/sec, [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$`)
 
 func TestWrite(t *testing.T) {

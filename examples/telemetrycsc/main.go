@@ -4,12 +4,12 @@
 // reading as the Example component's scalars telemetry; it stops when the
 // CSC leaves ENABLED, and a failed reading sends the CSC to FAULT.
 //
-// The sensor is simulated in simulation mode 1 (--simulate 1); in mode 0
+// The sensor is simulated in simulation mode 1 (--simulate); in mode 0
 // there is no hardware here, so enabling the CSC ends in FAULT with
 // errorCode 1 ("telemetry failed: no sensor connected ..."), which shows
 // the loop's failure path:
 //
-//	go run ./examples/telemetrycsc 1 --simulate 1 --state enabled --embedded
+//	go run ./examples/telemetrycsc 1 --simulate --state enabled --embedded
 package main
 
 import (
@@ -30,7 +30,7 @@ const Version = "1.0.0"
 const Period = 100 * time.Millisecond
 
 // ErrNoSensor is the reading's error in simulation mode 0.
-var ErrNoSensor = errors.New("no sensor connected (run with --simulate 1 for the simulated one)")
+var ErrNoSensor = errors.New("no sensor connected (run with --simulate for the simulated one)")
 
 // Spec is the program: the runner's command line, simulation modes 0 and
 // 1 declared once here.
