@@ -271,8 +271,9 @@ func outOfRange(tai float64) error {
 	return fmt.Errorf("%w: date %v (TAI Unix seconds): the date and its observing day (12 hours earlier) must be in the years 1000 to 9999", ErrBadName, tai)
 }
 
-// maxQuoted bounds the input an error text quotes, in bytes.
-const maxQuoted = 80
+// maxQuoted bounds the input an error text quotes, in bytes (quoted, at
+// most four times as many).
+const maxQuoted = 64
 
 // quote is s in Go quotes, cut after maxQuoted bytes (at a character
 // boundary) with the length said.
