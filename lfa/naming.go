@@ -256,7 +256,7 @@ func taiMilli(tai float64) (int64, error) {
 	}
 	f := new(big.Float).SetPrec(128).SetFloat64(tai) // 53 bits, exact
 	f.Mul(f, big.NewFloat(1000))                     // ≤ 63 bits, exact
-	f.Add(f, big.NewFloat(0.5))                      // exact
+	f.Add(f, big.NewFloat(0.5))                      // exact but for |tai| < 2⁻⁶⁰, 0 either way
 	ms, acc := f.Int64()                             // truncates toward zero
 	if acc == big.Above {                            // negative with a fraction: floor
 		ms--
