@@ -15,7 +15,7 @@ import (
 
 // publicPackages are the module's packages an application imports, by
 // directory relative to the module root.
-var publicPackages = []string{"sal", "sal/saltest", "sal/salprom", "topics", "remote", "controller", "validate", "xml"}
+var publicPackages = []string{"sal", "sal/saltest", "sal/salprom", "topics", "remote", "controller", "validate", "xml", "lfa"}
 
 // root is the module root, two levels above this package.
 func root(t *testing.T) string {
