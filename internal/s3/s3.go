@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
@@ -78,7 +78,7 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	c           *awss3.Client
-	tr          *http.Transport
+	closeIdle   func()
 	endpoint    string
 	partSize    int64
 	concurrency int
@@ -115,9 +115,12 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if attempts == 0 {
 		attempts = DefaultMaxAttempts
 	}
-	c.tr = http.DefaultTransport.(*http.Transport).Clone()
-	c.tr.MaxIdleConnsPerHost = c.concurrency + 2
-	httpClient := &http.Client{Transport: c.tr}
+	// The SDK's buildable client, so that the loader can apply
+	// AWS_CA_BUNDLE; frozen below into a client whose idle connections
+	// Close closes.
+	httpClient := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.MaxIdleConnsPerHost = c.concurrency + 2
+	})
 	retryer := func() aws.Retryer {
 		return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = attempts })
 	}
@@ -146,9 +149,16 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		}
 		awsCfg, err = config.LoadDefaultConfig(ctx, opts...)
 		if err != nil {
-			c.tr.CloseIdleConnections()
 			return nil, fmt.Errorf("s3: AWS configuration for endpoint %s (profile %q): %w", c.endpoint, cfg.Profile, err)
 		}
+	}
+	if bc, ok := awsCfg.HTTPClient.(*awshttp.BuildableClient); ok {
+		awsCfg.HTTPClient = bc.Freeze()
+	}
+	if idle, ok := awsCfg.HTTPClient.(interface{ CloseIdleConnections() }); ok {
+		c.closeIdle = idle.CloseIdleConnections
+	} else {
+		c.closeIdle = func() {}
 	}
 	c.c = awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
 		o.BaseEndpoint = aws.String(c.endpoint)
@@ -175,7 +185,7 @@ func (c *Client) Concurrency() int { return c.concurrency }
 
 // Close closes the client's idle connections. The client must not be
 // used after.
-func (c *Client) Close() { c.tr.CloseIdleConnections() }
+func (c *Client) Close() { c.closeIdle() }
 
 // Error is the error of an operation on the store: it names the
 // operation, the endpoint, the bucket and the key (empty for bucket
