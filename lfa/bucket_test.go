@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/internal/embedded/s3store"
 	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/lfa"
 )
@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 // serveStoreChild runs an in-memory store, prints its URL and serves
 // until its standard input closes.
 func serveStoreChild() {
-	s, err := embedded.StartS3()
+	s, err := s3store.Start()
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)

@@ -3,21 +3,21 @@ package lfa
 import (
 	"sync"
 
-	"github.com/lsst-sal/salgo/internal/embedded"
+	"github.com/lsst-sal/salgo/internal/embedded/s3store"
 )
 
 // The process's in-process store: started by the first Open with no
 // endpoint, shared by every Bucket of the process, stopped by Close.
 var (
 	storeMu sync.Mutex
-	store   *embedded.S3
+	store   *s3store.Store
 )
 
 func embeddedStore() (string, error) {
 	storeMu.Lock()
 	defer storeMu.Unlock()
 	if store == nil {
-		s, err := embedded.StartS3()
+		s, err := s3store.Start()
 		if err != nil {
 			return "", err
 		}
