@@ -123,8 +123,11 @@ func (b *Bucket) Upload(ctx context.Context, key string, r io.Reader, opts ...Up
 	return n, nil
 }
 
-// UploadFile uploads the file at path to key, as Upload, with its size
-// as WithSize (unless given) for the progress callback and the check.
+// UploadFile uploads the file at path to key, as Upload, with the
+// file's size as the progress callback's total. A regular file is read
+// part by part where each part is sent (io.ReaderAt), so the upload holds
+// no buffers of the part size; other files (pipes) are streamed as
+// Upload streams a reader.
 func (b *Bucket) UploadFile(ctx context.Context, key, path string, opts ...UploadOption) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,7 +138,26 @@ func (b *Bucket) UploadFile(ctx context.Context, key, path string, opts ...Uploa
 	if err != nil {
 		return 0, fmt.Errorf("lfa: upload %s to bucket %q, key %q: %w", path, b.name, key, err)
 	}
-	return b.Upload(ctx, key, f, append([]UploadOption{WithSize(st.Size())}, opts...)...)
+	if !st.Mode().IsRegular() {
+		return b.Upload(ctx, key, f, opts...)
+	}
+	o := uploadOptions{size: -1}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.size >= 0 && o.size != st.Size() {
+		return 0, fmt.Errorf("lfa: upload %s to bucket %q, key %q: the file holds %d bytes, not the %d announced", path, b.name, key, st.Size(), o.size)
+	}
+	if err := b.enter(); err != nil {
+		return 0, err
+	}
+	defer b.mu.RUnlock()
+	n, err := b.c.UploadAt(ctx, b.name, key, f, st.Size(), s3.Upload{ContentType: o.contentType, Progress: o.progress})
+	if err != nil {
+		return 0, err
+	}
+	b.log.Debug("lfa: uploaded", "bucket", b.name, "key", key, "file", path, "bytes", n, "endpoint", b.c.Endpoint())
+	return n, nil
 }
 
 // Download writes the object at key to w and returns the bytes written;

@@ -402,6 +402,40 @@ func TestBucket_UploadMemoryBounded(t *testing.T) {
 	if [32]byte(h.Sum(nil)) != sum(t, newPattern(size)) {
 		t.Fatal("downloaded bytes differ from the uploaded ones (sha256)")
 	}
+
+	// A file: read part by part as each is sent, no buffers of the part
+	// size at all.
+	path := filepath.Join(t.TempDir(), "big.fits")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, newPattern(size)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	n, err = b.UploadFile(ctx, "big.fits", path)
+	runtime.ReadMemStats(&after)
+	if err != nil || n != size {
+		t.Fatalf("UploadFile = %d, %v; want %d", n, err, size)
+	}
+	alloc = after.TotalAlloc - before.TotalAlloc
+	t.Logf("40 MiB UploadFile (part %d MiB × %d): %d bytes allocated (%.1f%% of the file)",
+		partSize>>20, concurrency, alloc, 100*float64(alloc)/size)
+	if limit := uint64(partSize); alloc >= limit {
+		t.Fatalf("UploadFile of %d bytes allocated %d bytes, want < one part (%d)", size, alloc, limit)
+	}
+	h.Reset()
+	if _, err := b.Download(ctx, "big.fits", h); err != nil {
+		t.Fatal(err)
+	}
+	if [32]byte(h.Sum(nil)) != sum(t, newPattern(size)) {
+		t.Fatal("UploadFile: downloaded bytes differ from the file's (sha256)")
+	}
 }
 
 // setFakeCredentials sets the standard AWS variables for the test, and

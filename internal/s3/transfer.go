@@ -85,48 +85,101 @@ func (c *Client) putObject(ctx context.Context, bucket, key string, data []byte,
 	return n, nil
 }
 
-// multipart uploads first (a full part) and the rest of r.
-func (c *Client) multipart(ctx context.Context, bucket, key string, r io.Reader, first []byte, up Upload) (int64, error) {
+// mpu is one multipart upload in progress.
+type mpu struct {
+	c           *Client
+	bucket, key string
+	id          *string
+	up          Upload
+
+	mu    sync.Mutex // guards parts, done and the Progress calls
+	parts []types.CompletedPart
+	done  int64
+}
+
+func (c *Client) startMultipart(ctx context.Context, bucket, key string, up Upload) (*mpu, error) {
 	in := &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)}
 	if up.ContentType != "" {
 		in.ContentType = aws.String(up.ContentType)
 	}
 	created, err := c.c.CreateMultipartUpload(ctx, in)
 	if err != nil {
-		return 0, c.fail("upload", bucket, key, err)
+		return nil, c.fail("upload", bucket, key, err)
 	}
-	id := created.UploadId
+	return &mpu{c: c, bucket: bucket, key: key, id: created.UploadId, up: up}, nil
+}
 
-	var (
-		mu    sync.Mutex // guards parts, done and the Progress calls
-		parts []types.CompletedPart
-		done  int64
-	)
+// part uploads one part (retried by the SDK, which rewinds body).
+func (m *mpu) part(ctx context.Context, num int32, body io.ReadSeeker, n int64) error {
+	out, err := m.c.c.UploadPart(ctx, &awss3.UploadPartInput{
+		Bucket:        aws.String(m.bucket),
+		Key:           aws.String(m.key),
+		UploadId:      m.id,
+		PartNumber:    aws.Int32(num),
+		Body:          body,
+		ContentLength: aws.Int64(n),
+	})
+	if err != nil {
+		return fmt.Errorf("part %d: %w", num, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.parts = append(m.parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(num)})
+	m.done += n
+	if m.up.Progress != nil {
+		m.up.Progress(m.done, m.up.Size)
+	}
+	return nil
+}
+
+// finish completes the upload of total bytes, or aborts it if err is
+// not nil or completing fails, so that no partial object remains.
+func (m *mpu) finish(ctx context.Context, total int64, err error) (int64, error) {
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil && m.up.Size >= 0 && total != m.up.Size {
+		err = fmt.Errorf("the reader held %d bytes, not the %d announced", total, m.up.Size)
+	}
+	if err == nil {
+		slices.SortFunc(m.parts, func(a, b types.CompletedPart) int { return int(*a.PartNumber - *b.PartNumber) })
+		_, err = m.c.c.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{
+			Bucket:          aws.String(m.bucket),
+			Key:             aws.String(m.key),
+			UploadId:        m.id,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: m.parts},
+		})
+		if err == nil {
+			if m.up.Progress != nil && m.up.Size < 0 {
+				m.up.Progress(total, total) // the total, now known
+			}
+			return total, nil
+		}
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	if _, aerr := m.c.c.AbortMultipartUpload(actx, &awss3.AbortMultipartUploadInput{
+		Bucket: aws.String(m.bucket), Key: aws.String(m.key), UploadId: m.id,
+	}); aerr != nil {
+		err = fmt.Errorf("%w (and aborting the multipart upload failed: %v)", err, aerr)
+	}
+	return 0, m.c.fail("upload", m.bucket, m.key, err)
+}
+
+// multipart uploads first (a full part) and the rest of r, reading each
+// part into one of at most Concurrency buffers.
+func (c *Client) multipart(ctx context.Context, bucket, key string, r io.Reader, first []byte, up Upload) (int64, error) {
+	m, err := c.startMultipart(ctx, bucket, key, up)
+	if err != nil {
+		return 0, err
+	}
 	free := make(chan []byte, c.concurrency) // buffers back from finished parts
 	allocated := 1
 	g, gctx := errgroup.WithContext(ctx)
 	send := func(num int32, data []byte) {
 		g.Go(func() error {
 			defer func() { free <- data[:cap(data)] }()
-			out, err := c.c.UploadPart(gctx, &awss3.UploadPartInput{
-				Bucket:        aws.String(bucket),
-				Key:           aws.String(key),
-				UploadId:      id,
-				PartNumber:    aws.Int32(num),
-				Body:          bytes.NewReader(data),
-				ContentLength: aws.Int64(int64(len(data))),
-			})
-			if err != nil {
-				return fmt.Errorf("part %d: %w", num, err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			parts = append(parts, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(num)})
-			done += int64(len(data))
-			if up.Progress != nil {
-				up.Progress(done, up.Size)
-			}
-			return nil
+			return m.part(gctx, num, bytes.NewReader(data), int64(len(data)))
 		})
 	}
 
@@ -134,7 +187,7 @@ func (c *Client) multipart(ctx context.Context, bucket, key string, r io.Reader,
 	num := int32(1)
 	send(num, first)
 	var readErr error
-	for {
+	for gctx.Err() == nil {
 		var buf []byte
 		select {
 		case buf = <-free:
@@ -170,39 +223,54 @@ func (c *Client) multipart(ctx context.Context, bucket, key string, r io.Reader,
 			break
 		}
 	}
-	werr := g.Wait()
-	switch {
-	case readErr != nil:
-	case werr != nil:
+	if werr := g.Wait(); readErr == nil {
 		readErr = werr
-	case ctx.Err() != nil:
-		readErr = ctx.Err()
-	case up.Size >= 0 && total != up.Size:
-		readErr = fmt.Errorf("the reader held %d bytes, not the %d announced", total, up.Size)
 	}
-	if readErr == nil {
-		slices.SortFunc(parts, func(a, b types.CompletedPart) int { return int(*a.PartNumber - *b.PartNumber) })
-		_, readErr = c.c.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{
-			Bucket:          aws.String(bucket),
-			Key:             aws.String(key),
-			UploadId:        id,
-			MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
-		})
-		if readErr == nil {
-			if up.Progress != nil && up.Size < 0 {
-				up.Progress(total, total) // the total, now known
-			}
-			return total, nil
+	return m.finish(ctx, total, readErr)
+}
+
+// UploadAt uploads size bytes of ra (a file) to bucket/key, as Upload
+// but with no buffers: each part is read from ra as it is sent, at most
+// Concurrency at once. Parts grow beyond PartSize if the file needs more
+// than MaxParts.
+func (c *Client) UploadAt(ctx context.Context, bucket, key string, ra io.ReaderAt, size int64, up Upload) (int64, error) {
+	up.Size = size
+	if size <= c.partSize {
+		in := &awss3.PutObjectInput{
+			Bucket:        aws.String(bucket),
+			Key:           aws.String(key),
+			Body:          io.NewSectionReader(ra, 0, size),
+			ContentLength: aws.Int64(size),
 		}
+		if up.ContentType != "" {
+			in.ContentType = aws.String(up.ContentType)
+		}
+		if _, err := c.c.PutObject(ctx, in); err != nil {
+			return 0, c.fail("upload", bucket, key, err)
+		}
+		if up.Progress != nil {
+			up.Progress(size, size)
+		}
+		return size, nil
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
-	defer cancel()
-	if _, aerr := c.c.AbortMultipartUpload(actx, &awss3.AbortMultipartUploadInput{
-		Bucket: aws.String(bucket), Key: aws.String(key), UploadId: id,
-	}); aerr != nil {
-		readErr = fmt.Errorf("%w (and aborting the multipart upload failed: %v)", readErr, aerr)
+	partSize := c.partSize
+	if (size+partSize-1)/partSize > MaxParts {
+		partSize = (size + MaxParts - 1) / MaxParts
 	}
-	return 0, c.fail("upload", bucket, key, readErr)
+	m, err := c.startMultipart(ctx, bucket, key, up)
+	if err != nil {
+		return 0, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(c.concurrency)
+	num := int32(0)
+	for off := int64(0); off < size && gctx.Err() == nil; off += partSize {
+		n := min(partSize, size-off)
+		num++
+		part := num
+		g.Go(func() error { return m.part(gctx, part, io.NewSectionReader(ra, off, n), n) })
+	}
+	return m.finish(ctx, size, g.Wait())
 }
 
 // Download writes the object to w and returns the bytes written. It
