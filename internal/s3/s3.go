@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -72,6 +73,8 @@ type Config struct {
 	Concurrency int
 	// MaxAttempts of each request; 0: DefaultMaxAttempts.
 	MaxAttempts int
+	// MaxBackoff bounds the wait between attempts; 0: the SDK's (20 s).
+	MaxBackoff time.Duration
 }
 
 // Client is an S3 client bound to one endpoint. It is safe for
@@ -122,7 +125,13 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		tr.MaxIdleConnsPerHost = c.concurrency + 2
 	})
 	retryer := func() aws.Retryer {
-		return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = attempts })
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = attempts
+			if cfg.MaxBackoff > 0 {
+				o.MaxBackoff = cfg.MaxBackoff
+				o.Backoff = retry.NewExponentialJitterBackoff(cfg.MaxBackoff)
+			}
+		})
 	}
 	onAWS := strings.HasSuffix(u.Hostname(), ".amazonaws.com")
 
