@@ -49,7 +49,7 @@ type Bucket struct {
 // Open makes no request unless WithCreate is given: a missing bucket
 // shows at the first call (ErrNotFound).
 func Open(ctx context.Context, name string, opts ...Option) (*Bucket, error) {
-	o := options{logger: slog.Default()}
+	o := options{logger: slog.Default(), partSize: DefaultPartSize, concurrency: DefaultConcurrency}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -63,7 +63,10 @@ func Open(ctx context.Context, name string, opts ...Option) (*Bucket, error) {
 	if !o.endpointSet {
 		endpoint = os.Getenv(EnvEndpoint)
 	}
-	cfg := s3.Config{Endpoint: endpoint, Profile: o.profile, PartSize: o.partSize, Concurrency: o.concurrency}
+	if o.concurrency == 0 {
+		o.concurrency = DefaultConcurrency
+	}
+	cfg := s3.Config{Endpoint: endpoint, Profile: o.profile, PartSize: o.partSize, Concurrency: o.concurrency, MaxAttempts: MaxAttempts}
 	if endpoint == "" {
 		url, err := embeddedStore()
 		if err != nil {
