@@ -551,3 +551,31 @@ func TestBucket_RealStore(t *testing.T) {
 	roundTrip(t, b, key+"-small.dat", 1000)
 	roundTrip(t, b, key+"-multi.dat", lfa.DefaultPartSize+1)
 }
+
+// TestBucket_CloseLeavesNoConnections: Close closes the bucket's
+// connections while the store stays up (a real store outlives the
+// process's Buckets).
+func TestBucket_CloseLeavesNoConnections(t *testing.T) {
+	store, err := s3store.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	setFakeCredentials(t, "AKIDCLOSE", "close-secret")
+	base := leaktest.Begin()
+	ctx := testCtx(t)
+	b, err := lfa.Open(ctx, "rubinobs-lfa-close", lfa.WithEndpoint(store.URL()), lfa.WithCreate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Upload(ctx, "k", strings.NewReader("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Download(ctx, "k", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	base.Verify(t)
+}

@@ -161,13 +161,18 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("s3: AWS configuration for endpoint %s (profile %q): %w", c.endpoint, cfg.Profile, err)
 		}
 	}
+	// The transport as the loader left it (AWS_CA_BUNDLE applied), in a
+	// client of our own so that Close can close its idle connections
+	// (the SDK's frozen client wraps the transport in one that cannot),
+	// following no redirect, as the SDK's does not follow 301/302.
+	tr := httpClient.GetTransport()
 	if bc, ok := awsCfg.HTTPClient.(*awshttp.BuildableClient); ok {
-		awsCfg.HTTPClient = bc.Freeze()
+		tr = bc.GetTransport()
 	}
-	if idle, ok := awsCfg.HTTPClient.(interface{ CloseIdleConnections() }); ok {
-		c.closeIdle = idle.CloseIdleConnections
-	} else {
-		c.closeIdle = func() {}
+	c.closeIdle = tr.CloseIdleConnections
+	awsCfg.HTTPClient = &http.Client{
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	c.c = awss3.NewFromConfig(awsCfg, func(o *awss3.Options) {
 		o.BaseEndpoint = aws.String(c.endpoint)
