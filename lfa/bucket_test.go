@@ -579,3 +579,44 @@ func TestBucket_CloseLeavesNoConnections(t *testing.T) {
 	}
 	base.Verify(t)
 }
+
+// failingReader yields n bytes of a pattern, then err.
+type failingReader struct {
+	r   io.Reader
+	err error
+}
+
+func (f *failingReader) Read(b []byte) (int, error) {
+	n, err := f.r.Read(b)
+	if err == io.EOF {
+		return n, f.err
+	}
+	return n, err
+}
+
+// TestBucket_FailedUploadLeavesNothing: a reader that fails, or a
+// context cancelled, half way through a multipart upload: an error
+// naming the key, and no object.
+func TestBucket_FailedUploadLeavesNothing(t *testing.T) {
+	b := openEmbedded(t, "rubinobs-lfa-test", lfa.WithPartSize(lfa.MinPartSize), lfa.WithConcurrency(2))
+	ctx := testCtx(t)
+	boom := errors.New("camera readout failed")
+	_, err := b.Upload(ctx, "read-fails", &failingReader{io.LimitReader(newPattern(1<<40), 3*lfa.MinPartSize+5), boom})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), `key "read-fails"`) {
+		t.Fatalf("Upload from a failing reader: %v, want the reader's error naming the key", err)
+	}
+	if ok, err := b.Exists(ctx, "read-fails"); ok || err != nil {
+		t.Fatalf("Exists after a failed read = %v, %v; want false", ok, err)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	_, err = b.Upload(cctx, "cancelled", newPattern(6*lfa.MinPartSize),
+		lfa.WithProgress(func(done, total int64) { cancel() }))
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), `key "cancelled"`) {
+		t.Fatalf("Upload cancelled after its first part: %v, want context.Canceled naming the key", err)
+	}
+	if ok, err := b.Exists(ctx, "cancelled"); ok || err != nil {
+		t.Fatalf("Exists after a cancelled upload = %v, %v; want false", ok, err)
+	}
+}
