@@ -17,8 +17,22 @@ import (
 const EnvEndpoint = "S3_ENDPOINT_URL"
 
 // ErrNotFound: the key, or the bucket, does not exist. Errors of Size,
-// Download and Upload wrap it (errors.Is).
-var ErrNotFound = s3.ErrNotFound
+// Download and Upload match it (errors.Is).
+var ErrNotFound = errors.New("lfa: not found")
+
+// notFound is an error of the S3 client that matches ErrNotFound.
+type notFound struct{ error }
+
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
+func (e notFound) Unwrap() error        { return e.error }
+
+// public makes an error of the S3 client match this package's sentinels.
+func public(err error) error {
+	if err != nil && errors.Is(err, s3.ErrNotFound) {
+		return notFound{err}
+	}
+	return err
+}
 
 // ErrClosed: the Bucket was closed.
 var ErrClosed = errors.New("lfa: bucket closed")
@@ -119,6 +133,7 @@ func (b *Bucket) Upload(ctx context.Context, key string, r io.Reader, opts ...Up
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Upload(ctx, b.name, key, r, s3.Upload{ContentType: o.contentType, Size: o.size, Progress: o.progress})
+	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -156,6 +171,7 @@ func (b *Bucket) UploadFile(ctx context.Context, key, path string, opts ...Uploa
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.UploadAt(ctx, b.name, key, f, st.Size(), s3.Upload{ContentType: o.contentType, Progress: o.progress})
+	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -172,6 +188,7 @@ func (b *Bucket) Download(ctx context.Context, key string, w io.Writer) (int64, 
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Download(ctx, b.name, key, w)
+	err = public(err)
 	if err == nil {
 		b.log.Debug("lfa: downloaded", "bucket", b.name, "key", key, "bytes", n, "endpoint", b.c.Endpoint())
 	}
@@ -195,7 +212,8 @@ func (b *Bucket) Size(ctx context.Context, key string) (int64, error) {
 		return 0, err
 	}
 	defer b.mu.RUnlock()
-	return b.c.Size(ctx, b.name, key)
+	n, err := b.c.Size(ctx, b.name, key)
+	return n, public(err)
 }
 
 // Close waits for the calls in progress to return (cancel their

@@ -10,13 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/lsst-sal/salgo/internal/leaktest"
 	"github.com/lsst-sal/salgo/lfa"
 )
-
-func TestMain(m *testing.M) {
-	leaktest.VerifyTestMain(m)
-}
 
 // The table was made once by ts_salobj 8.2.12's own make_bucket_name and
 // make_key (testdata/gen_naming.py says how: a venv with astropy 8.0.2,
