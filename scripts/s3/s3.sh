@@ -8,7 +8,8 @@
 #   s3.sh start  [RUN_DIR]            start the store of S3_KIND (auto: SeaweedFS, moto if weed
 #                                     cannot be built); waits until a signed S3 write round trip
 #                                     works; prints `export ...` lines
-#   s3.sh stop   [--clean] [RUN_DIR]  SIGTERM, wait up to 30 s, then SIGKILL (--clean: rm RUN_DIR)
+#   s3.sh stop   [--clean] [RUN_DIR]  SIGTERM, wait up to 30 s, then SIGKILL (--clean: wait 5 s
+#                                     at most, then rm RUN_DIR)
 #   s3.sh status [RUN_DIR]            exit 0 if the store of RUN_DIR runs and answers ListBuckets
 #   s3.sh env    [RUN_DIR]            print the export lines again
 #   s3.sh check  [RUN_DIR]            boto3 round trip (s3check.py: bucket, put/get, a ~20 MiB
@@ -31,6 +32,7 @@ S3_SECRET_KEY="${S3_SECRET_KEY:-salgo-test-secret}"
 S3_REGION="${S3_REGION:-us-east-1}"
 S3_START_TIMEOUT="${S3_START_TIMEOUT:-60}"
 S3_STOP_TIMEOUT="${S3_STOP_TIMEOUT:-30}"
+S3_CLEAN_STOP_TIMEOUT="${S3_CLEAN_STOP_TIMEOUT:-5}"
 S3_BUILD_TIMEOUT="${S3_BUILD_TIMEOUT:-900}"
 SEAWEEDFS_VERSION="${SEAWEEDFS_VERSION:-v0.0.0-20261109003541-7506e5f91cd6}"
 CACHE_ROOT="${S3_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/salgo-s3}"
@@ -71,7 +73,7 @@ install_seaweedfs() {
   fi
   tmp="$(mktemp "$dest/.weed.XXXXXX")"
   rc=0
-  (cd "$moddir" && GOWORK=off CGO_ENABLED=0 timeout "$S3_BUILD_TIMEOUT" go build \
+  (cd "$moddir" && GOWORK=off timeout "$S3_BUILD_TIMEOUT" go build \
       -ldflags "-s -w -X github.com/seaweedfs/seaweedfs/weed/util/version.COMMIT=${SEAWEEDFS_VERSION##*-}" \
       -o "$tmp" ./weed) </dev/null >>"$blog" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ]; then
@@ -164,8 +166,10 @@ endpoint() { printf 'http://%s:%s\n' "$S3_HOST" "$RUN_PORT"; }
 # HTTP status; the body goes to RUN_DIR/probe.out.
 s3_req() {
   local method="$1" path="$2" data="${3-}" args=()
-  [ $# -ge 3 ] && args=(--data-binary "$data" -H 'Content-Type: text/plain')
-  curl -sS -o "$RUN_DIR_CUR/probe.out" -w '%{http_code}' --max-time 5 -X "$method" "${args[@]}" \
+  # The payload's SHA-256 in x-amz-content-sha256 (signed): SeaweedFS checks it, curl 7.88 does not send it.
+  args=(-H "x-amz-content-sha256: $(printf '%s' "$data" | sha256sum | cut -d' ' -f1)")
+  [ $# -ge 3 ] && args+=(--data-binary "$data" -H 'Content-Type: text/plain')
+  curl -sS -o "$RUN_DIR_CUR/probe.out" -w '%{http_code}' --max-time 15 -X "$method" "${args[@]}" \
     --aws-sigv4 "aws:amz:$RUN_REGION:s3" --user "$RUN_ACCESS_KEY:$RUN_SECRET_KEY" \
     "$(endpoint)$path" 2>>"$RUN_DIR_CUR/probe.err" || echo 000
 }
@@ -222,7 +226,7 @@ pick_ports() {
 # ----------------------------------------------------------------------------------------- start
 start_seaweedfs() {  # $1 run dir; the store's servers on RUN_PORT+1..+7, data and logs in RUN_DIR
   local dir="$1" p="$RUN_PORT"
-  mkdir -p "$dir/data" "$dir/logs"
+  mkdir -p "$dir/data"
   umask 077
   cat > "$dir/s3.json" <<EOF
 {
@@ -241,12 +245,13 @@ EOF
   # One process: master, volume, filer and the S3 gateway (weed server -s3). No telemetry, no
   # metrics, no WebDAV/SFTP/IAM/MQ; every port fixed inside the set, bound to loopback only.
   # shellcheck disable=SC2086
-  setsid nohup "$WEED" -logdir="$dir/logs" server -ip="$S3_HOST" -ip.bind="$S3_HOST" -dir="$dir/data" \
+  setsid nohup "$WEED" -logtostderr=true server -ip="$S3_HOST" -ip.bind="$S3_HOST" -dir="$dir/data" \
     -master.port=$((p + 1)) -master.port.grpc=$((p + 2)) -master.telemetry=false \
     -master.volumeSizeLimitMB="${SEAWEEDFS_VOLUME_MB:-256}" \
     -volume.port=$((p + 3)) -volume.port.grpc=$((p + 4)) -volume.max=0 -volume.preStopSeconds=0 \
-    -filer -filer.port=$((p + 5)) -filer.port.grpc=$((p + 6)) \
-    -s3 -s3.port="$p" -s3.port.grpc=$((p + 7)) -s3.config="$dir/s3.json" \
+    -filer -filer.port=$((p + 5)) -filer.port.grpc=$((p + 6)) -filer.localSocket="$dir/filer.sock" \
+    -s3 -s3.port="$p" -s3.port.grpc=$((p + 7)) -s3.config="$dir/s3.json" -s3.localSocket="$dir/s3.sock" \
+    -s3.port.iceberg=0 -s3.port.lance=0 -s3.iam=false \
     ${SEAWEEDFS_ARGS:-} \
     </dev/null >"$dir/s3.log" 2>&1 &
   RUN_PID=$!
@@ -277,17 +282,17 @@ cmd_start() {
     MOTO_PY="$(venv_python)" || die "moto's venv could not be made"
     "$MOTO_PY" -c 'import moto.server' 2>/dev/null || die "$MOTO_PY cannot import moto.server (S3_PYTHON needs moto[server])"
   fi
+  if [ -n "$dir" ] && [ -f "$dir/s3.conf" ]; then
+    load_conf "$dir"
+    if pid="$(store_pid "$dir")"; then die "a store already runs for $dir (pid $pid); use: s3.sh stop $dir"; fi
+  fi
+  pick_ports
   if [ -z "$dir" ]; then
     dir="$(mktemp -d "${TMPDIR:-/tmp}/salgo-s3.XXXXXX")"
   else
     mkdir -p "$dir"
     dir="$(cd "$dir" && pwd)"
   fi
-  if [ -f "$dir/s3.conf" ]; then
-    load_conf "$dir"
-    if pid="$(store_pid "$dir")"; then die "a store already runs for $dir (pid $pid); use: s3.sh stop $dir"; fi
-  fi
-  pick_ports
   RUN_KIND=$kind RUN_ACCESS_KEY=$S3_ACCESS_KEY RUN_SECRET_KEY=$S3_SECRET_KEY RUN_REGION=$S3_REGION
   RUN_DIR_CUR="$dir"
   mkdir -p "$dir/aws"
@@ -329,14 +334,14 @@ cmd_start() {
 }
 
 # ----------------------------------------------------------------------------------------- stop etc.
-stop_pid() {  # SIGTERM, wait S3_STOP_TIMEOUT, SIGKILL
-  local pid="$1" i
+stop_pid() {  # SIGTERM, wait $2 (default S3_STOP_TIMEOUT) seconds, SIGKILL
+  local pid="$1" wait="${2:-$S3_STOP_TIMEOUT}" i
   kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < S3_STOP_TIMEOUT * 5; i++)); do
+  for ((i = 0; i < wait * 5; i++)); do
     pid_alive "$pid" || return 0
     sleep 0.2
   done
-  log "pid $pid still alive after ${S3_STOP_TIMEOUT}s; SIGKILL"
+  log "pid $pid still alive after ${wait}s; SIGKILL"
   kill -KILL "$pid" 2>/dev/null || true
   for ((i = 0; i < 50; i++)); do pid_alive "$pid" || return 0; sleep 0.1; done
 }
@@ -349,10 +354,20 @@ cmd_stop() {
     load_conf "$dir"
     if pid="$(store_pid "$dir")"; then
       t0=$(now_ms)
-      stop_pid "$pid"
+      # SeaweedFS's filer spends ~15 s of a SIGTERM trying to flush its metadata log; with --clean
+      # the data goes anyway, so it gets S3_CLEAN_STOP_TIMEOUT (5 s) before SIGKILL.
+      if [ "$clean" = 1 ]; then stop_pid "$pid" "$S3_CLEAN_STOP_TIMEOUT"; else stop_pid "$pid"; fi
       log "$RUN_KIND pid $pid stopped in $(secs_since "$t0") s"
     else
       log "no store running for $dir"
+    fi
+    if [ "$RUN_KIND" = seaweedfs ] && ! pid_alive "${pid:-}"; then
+      # weed's same-host gRPC sockets are fixed /tmp paths named by port; a SIGKILL leaves them.
+      local svc port
+      for svc in master:2 volume:4 filer:6 s3:7; do
+        port=$((RUN_PORT + ${svc#*:}))
+        rm -f "/tmp/seaweedfs-${svc%%:*}-grpc-$port.sock"
+      done
     fi
   else
     log "no store was started in $dir"
