@@ -64,7 +64,7 @@ install_seaweedfs() {
   blog="$dest/build.log"
   t0=$(now_ms)
   log "building SeaweedFS weed $SEAWEEDFS_VERSION from the Go module proxy (at most ${S3_BUILD_TIMEOUT}s; log: $blog)"
-  if ! moddir="$(GOWORK=off GOFLAGS=-mod=mod go mod download -json "github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION" 2>"$blog" |
+  if ! moddir="$(GOWORK=off go mod download -json "github.com/seaweedfs/seaweedfs@$SEAWEEDFS_VERSION" 2>"$blog" |
                 sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')" || [ -z "$moddir" ] || [ ! -d "$moddir/weed" ]; then
     tail -n 20 "$blog" >&2
     exec 8>&-
