@@ -24,7 +24,7 @@ import (
 func TestSave_Announces(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	bus, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(sal.EmbeddedDefinitions()), sal.WithLogger(slog.New(slog.DiscardHandler)))
+	bus, err := sal.Connect(ctx, sal.WithDefinitions(sal.EmbeddedDefinitions()), sal.WithLogger(slog.New(slog.DiscardHandler))) // LSST_* and S3_ENDPOINT_URL when set (CI: the real broker and store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestSave_Announces(t *testing.T) {
 func TestSave_Refuses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	bus, err := sal.Connect(ctx, sal.WithEmbedded(), sal.WithDefinitions(sal.EmbeddedDefinitions()), sal.WithLogger(slog.New(slog.DiscardHandler)))
+	bus, err := sal.Connect(ctx, sal.WithDefinitions(sal.EmbeddedDefinitions()), sal.WithLogger(slog.New(slog.DiscardHandler))) // LSST_* and S3_ENDPOINT_URL when set (CI: the real broker and store)
 	if err != nil {
 		t.Fatal(err)
 	}

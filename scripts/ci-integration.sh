@@ -30,6 +30,10 @@
 #   SALGO_REGISTRY       apicurio (default, falls back to srfake) or srfake
 #   SALGO_MTLS           0 to skip the second (mutual TLS) broker
 #   SALGO_FAULTS         0 to skip the broker fault tests (internal/faults)
+#   SALGO_S3             auto (default: SeaweedFS, moto if weed cannot be built),
+#                        seaweedfs, moto, or 0 to skip the Large File Annex store
+#   S3_PORT              the S3 store's port (default 18333; SeaweedFS uses
+#                        18333-18340, shifted by 1000s when taken)
 #   SALGO_PYTHON_BASE    the Python that makes the venv (default python3)
 #   SALGO_VENV_DIR       where venvs are cached
 #   TS_XML_DIR           ts_xml for the Test component (default ../shared/ts_xml
@@ -40,6 +44,7 @@ root=$(pwd)
 t0=$SECONDS
 K="$root/scripts/kafka/kafka.sh"
 REQ="$root/internal/interop/py/requirements.txt"
+S3="$root/scripts/s3/s3.sh"
 
 say() { printf '== %s\n' "$*"; }
 warn() { printf 'ci-integration: %s\n' "$*" >&2; }
@@ -55,10 +60,12 @@ SUITES=""  # set once the go test suites run: their output says what failed
 VENV_JOB=""
 REG_JOB=""
 MTLS_JOB=""
+RUN_S3=""
+S3_JOB=""
 
 tail_logs() {
   local f
-  for f in "$LOGS"/*.log "${RUN:+$RUN/broker.log}" "${RUN:+$RUN/registry.log}" "${RUN_MTLS:+$RUN_MTLS/broker.log}"; do
+  for f in "$LOGS"/*.log "${RUN:+$RUN/broker.log}" "${RUN:+$RUN/registry.log}" "${RUN_MTLS:+$RUN_MTLS/broker.log}" "${RUN_S3:+$RUN_S3/s3.log}"; do
     if [ -z "$f" ] || [ ! -s "$f" ]; then continue; fi
     printf -- '--- last lines of %s\n' "$f" >&2
     tail -n 15 "$f" >&2
@@ -74,13 +81,14 @@ cleanup() {
   # A start still running in the background ends within its own timeout;
   # wait for it so that what it started is recorded and can be stopped.
   local j
-  for j in $VENV_JOB $REG_JOB $MTLS_JOB; do wait "$j" 2>/dev/null; done
+  for j in $VENV_JOB $REG_JOB $MTLS_JOB $S3_JOB; do wait "$j" 2>/dev/null; done
   if [ -n "$SRFAKE_PID" ]; then
     kill "$SRFAKE_PID" 2>/dev/null
     wait "$SRFAKE_PID" 2>/dev/null
   fi
   [ -n "$RUN_MTLS" ] && bash "$K" stop --clean "$RUN_MTLS" >/dev/null 2>>"$LOGS/stop.log"
   [ -n "$RUN" ] && bash "$K" stop --clean "$RUN" >/dev/null 2>>"$LOGS/stop.log"
+  [ -n "$RUN_S3" ] && bash "$S3" stop --clean "$RUN_S3" >/dev/null 2>>"$LOGS/stop.log"
   [ -s "$LOGS/stop.log" ] && grep -i 'error\|fail\|kill' "$LOGS/stop.log" >&2
   rm -rf "$LOGS"
   local k
@@ -139,6 +147,14 @@ setup_venv() {
 }
 setup_venv </dev/null >"$LOGS/venv.log" 2>&1 &
 VENV_JOB=$!
+
+# --- S3 object store for the Large File Annex (in the background: a cold
+# SeaweedFS build takes minutes) ----------------------------------------------
+if [ "${SALGO_S3:-auto}" != 0 ]; then
+  RUN_S3=$(mktemp -d "${TMPDIR:-/tmp}/salgo-ci-s3.XXXXXX")
+  S3_KIND="${SALGO_S3:-auto}" bash "$S3" start "$RUN_S3" </dev/null >/dev/null 2>"$LOGS/s3-start.log" &
+  S3_JOB=$!
+fi
 
 # --- broker ---------------------------------------------------------------
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/salgo-ci-kafka.XXXXXX")
@@ -219,6 +235,18 @@ SALGO_PYTHON=$(cat "$LOGS/venv.python")
 export SALGO_PYTHON
 RESULT[python-venv]="ok ($("$SALGO_PYTHON" -c 'import sys, confluent_kafka as c; print("Python", sys.version.split()[0], "confluent-kafka", c.__version__, "librdkafka", c.libversion()[0])'))"
 say "python: ${RESULT[python-venv]#ok }, venv $(tail -n 1 "$LOGS/venv.log")"
+if [ -n "$S3_JOB" ]; then
+  if wait "$S3_JOB"; then
+    # shellcheck disable=SC1091
+    . "$RUN_S3/s3.env"
+    RESULT[s3-store]="ok ($S3_STORE_VERSION at $S3_ENDPOINT_URL)"
+    say "S3 store: $(grep -h 'ready at\|falling back\|built ' "$LOGS/s3-start.log" | sed 's/^s3.sh: //' | paste -sd ';' -)"
+  else
+    cat "$LOGS/s3-start.log" >&2
+    RESULT[s3-store]=FAIL
+    exit 1
+  fi
+fi
 
 # --- the suites -------------------------------------------------------------
 LSST_TOPIC_SUBNAME="ci_$(date +%s)_$$"
@@ -251,6 +279,14 @@ run_suite "integration (runtime, remote, controller, sal, examples)" env SALGO_S
 # cmd/salctl is a module of its own: its tests run from its folder.
 run_suite "salctl on real Kafka" go -C cmd/salctl test -count=1 -timeout 5m -run 'TestState_KilledCSC|TestState_NoCSC|TestCommand_NotRunning|TestCommand_NameValue|TestState_Override' ./
 run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/interop/
+# The Large File Annex on the real object store (S3_ENDPOINT_URL and the
+# AWS_* test credentials come from s3.env): a boto3 round trip, then the
+# lfa tests that use what LSST_* and S3_ENDPOINT_URL name: TestBucket_RealStore,
+# and TestSave_*: a Go CSC on the real broker saves to the real store and announces.
+if [ -n "$RUN_S3" ]; then
+  run_suite "S3 store round trip (boto3)" bash "$S3" check "$RUN_S3"
+  run_suite "LFA on the S3 store" go test -count=1 -timeout 10m -v -run 'RealStore|TestSave' ./lfa/
+fi
 
 # --- broker faults (internal/faults) ----------------------------------------
 # Broker restarts (SIGKILL and SIGTERM) and a leader failover on a three-node
