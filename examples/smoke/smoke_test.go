@@ -76,6 +76,24 @@ func TestRemote(t *testing.T) {
 	csc.stop()
 }
 
+// TestSaveFile: a CSC saves a file to the Large File Annex (the
+// in-process store) and announces it; a Remote downloads what the event
+// names, with the announced checksum.
+func TestSaveFile(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, baseEnv(), "savefile")
+	for _, re := range []string{
+		`(?m)^saved 2700 bytes to bucket rubinobs-lfa-test \(key Example:1/savefile/\d{4}/\d\d/\d\d/Example:1_savefile_\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\.txt\)$`,
+		`(?m)^largeFileObjectAvailable: generator savefile, 2700 bytes, checkSum [0-9a-f]{32}, mimeType text/plain$`,
+		`(?m)^downloaded 2700 bytes: the checksum matches$`,
+		`(?m)^savefile: done$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.stdout) {
+			t.Errorf("savefile's output: no match for %s\n%s", re, r)
+		}
+	}
+}
+
 var perfLine = regexp.MustCompile(`(?m)^(\d+) records sent, [\d.]+ records/sec, [\d.]+ ms avg latency, [\d.]+ ms max latency, [\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99\.9th\.$`)
 
 func TestWrite(t *testing.T) {

@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 // they import sal (and xml, validate, the roles' options in remote and
 // controller) but not the runtime, topics. (cmd/salctl, a module of its
 // own, works below the roles, with topics: TestSalctlImports.)
-var frontDoor = []string{"examples/quickstart", "examples/remote", "examples/telemetrycsc"}
+var frontDoor = []string{"examples/quickstart", "examples/remote", "examples/telemetrycsc", "examples/savefile"}
 
 // thirdParty maps a third-party import prefix to the packages allowed to use it.
 var thirdParty = map[string][]string{
