@@ -602,9 +602,84 @@ def cmd_testcsc(spec):
     return out
 
 
+# (f) ------------------------------------------------------------------------
+# The Large File Annex: what a Python consumer of largeFileObjectAvailable
+# does with boto3 (as salobj's AsyncS3Bucket uses it), and what a Python CSC
+# does to save a file. The store is S3_ENDPOINT_URL with the AWS_* test
+# credentials.
+
+
+def s3_client():
+    import boto3
+    endpoint = os.environ.get("S3_ENDPOINT_URL")
+    if not endpoint:
+        raise SystemExit("salinterop: S3_ENDPOINT_URL is unset")
+    return boto3.client("s3", endpoint_url=endpoint), endpoint
+
+
+def cmd_lfaread(spec):
+    """Read the newest largeFileObjectAvailable of the component, download
+    the object its url names with boto3, and return its MD5 and size."""
+    import hashlib
+    sub, comp = spec["subname"], spec["component"]
+    topics = load_topics(spec["sal_dir"], comp)
+    t = topics["logevent_largeFileObjectAvailable"]
+    client = registry()
+    consumer = make_consumer()
+    consumer.assign([TopicPartition(t.kafka(sub), 0, OFFSET_BEGINNING)])
+    msgs = poll_topics(consumer, {t.kafka(sub): spec["events"]})[t.kafka(sub)]
+    consumer.close()
+    if len(msgs) < spec["events"]:
+        fail(f"read {len(msgs)} largeFileObjectAvailable in {READ_TIMEOUT:.0f} s, want {spec['events']}")
+        return {}
+    d = deserializer(client, t)(msgs[-1].value(), SerializationContext(msgs[-1].topic(), MessageField.VALUE))
+    s3, endpoint = s3_client()
+    prefix = endpoint.rstrip("/") + "/"
+    url = d["url"]
+    if not url.startswith(prefix):
+        fail(f"url {url!r} is not on the store {endpoint}")
+        return {}
+    bucket, _, key = url[len(prefix):].partition("/")
+    out = io.BytesIO()
+    s3.download_fileobj(Bucket=bucket, Key=key, Fileobj=out)
+    body = out.getvalue()
+    md5 = hashlib.md5(body).hexdigest()
+    if md5 != d["checkSum"]:
+        fail(f"{key}: downloaded MD5 {md5}, announced {d['checkSum']}")
+    if len(body) != d["byteSize"]:
+        fail(f"{key}: downloaded {len(body)} bytes, announced {d['byteSize']}")
+    return {"url": url, "bucket": bucket, "key": key, "md5": md5, "size": len(body),
+            "generator": d["generator"], "mimeType": d["mimeType"]}
+
+
+def cmd_lfawrite(spec):
+    """Upload bytes with boto3 under the key given (salobj's make_key), as
+    AsyncS3Bucket.upload does, then write largeFileObjectAvailable as a
+    Python CSC would."""
+    import hashlib
+    s3, endpoint = s3_client()
+    body = bytes(range(256)) * (spec["size"] // 256) + b"x" * (spec["size"] % 256)
+    bucket, key = spec["bucket"], spec["key"]
+    try:
+        s3.create_bucket(Bucket=bucket)
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    except s3.exceptions.BucketAlreadyExists:
+        pass
+    s3.upload_fileobj(Fileobj=io.BytesIO(body), Bucket=bucket, Key=key,
+                      ExtraArgs={"ContentType": spec["mimeType"]})
+    url = f"{endpoint.rstrip('/')}/{bucket}/{key}"
+    values = {"url": url, "generator": spec["generator"], "byteSize": len(body),
+              "checkSum": hashlib.md5(body).hexdigest(), "mimeType": spec["mimeType"], "version": 1.0, "id": ""}
+    out = cmd_write({"subname": spec["subname"], "component": spec["component"], "sal_dir": spec["sal_dir"],
+                     "records": [{"sal_name": "logevent_largeFileObjectAvailable", "index": spec["index"], "values": values}]})
+    out.update(values)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("command", choices=["read", "command", "register", "write", "testcsc"])
+    p.add_argument("command", choices=["read", "command", "register", "write", "testcsc", "lfaread", "lfawrite"])
     p.add_argument("--spec", required=True, help="JSON file written by the Go test")
     a = p.parse_args()
     # A hang shows where it is: every thread's stack on stderr, then exit
@@ -613,7 +688,7 @@ def main():
     with open(a.spec, encoding="utf-8") as f:
         spec = json.load(f)
     fn = {"read": cmd_read, "command": cmd_command, "register": cmd_register, "write": cmd_write,
-          "testcsc": cmd_testcsc}[a.command]
+          "testcsc": cmd_testcsc, "lfaread": cmd_lfaread, "lfawrite": cmd_lfawrite}[a.command]
     t0 = time.monotonic()
     summary = fn(spec)
     summary["seconds"] = round(time.monotonic() - t0, 2)
