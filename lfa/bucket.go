@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/lsst-sal/salgo/internal/s3"
 )
@@ -214,6 +216,44 @@ func (b *Bucket) Size(ctx context.Context, key string) (int64, error) {
 	defer b.mu.RUnlock()
 	n, err := b.c.Size(ctx, b.name, key)
 	return n, public(err)
+}
+
+// Object is one object of a bucket, as Objects lists it.
+type Object struct {
+	// Key is the object's key.
+	Key string
+	// Size is its size in bytes.
+	Size int64
+	// LastModified is when the store last wrote it.
+	LastModified time.Time
+}
+
+// Objects lists the objects whose keys start with prefix, in key order
+// (all of them for ""), asking the store for a page of at most 1000 at a
+// time as the loop goes on; stop the loop to stop listing (the loop must
+// not Close the Bucket, which waits for it). A failure ends
+// the sequence with it (a missing bucket is ErrNotFound). A Component's
+// files are under "Name[:index]/", a day's under
+// "Name[:index]/generator/yyyy/mm/dd/" (MakeKey).
+func (b *Bucket) Objects(ctx context.Context, prefix string) iter.Seq2[Object, error] {
+	return func(yield func(Object, error) bool) {
+		if err := b.enter(); err != nil {
+			yield(Object{}, err)
+			return
+		}
+		defer b.mu.RUnlock()
+		stopped := false
+		err := b.c.List(ctx, b.name, prefix, func(o s3.Object) bool {
+			if !yield(Object{Key: o.Key, Size: o.Size, LastModified: o.LastModified}, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(Object{}, public(err))
+		}
+	}
 }
 
 // Close waits for the calls in progress to return (cancel their

@@ -137,3 +137,57 @@ func TestSave_Refuses(t *testing.T) {
 		}
 	}
 }
+
+// TestBucket_Objects: the listing of a prefix, in key order; a loop that
+// stops early; a missing bucket is ErrNotFound.
+func TestBucket_Objects(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := lfa.Open(ctx, "rubinobs-lfa-list", lfa.WithCreate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	t.Cleanup(func() { _ = lfa.Close() })
+	for _, k := range []string{"A:1/gen/2026/12/05/b.dat", "A:1/gen/2026/12/05/a.dat", "A:2/gen/2026/12/05/c.dat", "B/gen/x.dat"} {
+		if _, err := b.Upload(ctx, k, strings.NewReader(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keys []string
+	for o, err := range b.Objects(ctx, "A:1/") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Size != int64(len(o.Key)) || o.LastModified.IsZero() {
+			t.Errorf("%s: size %d, modified %v", o.Key, o.Size, o.LastModified)
+		}
+		keys = append(keys, o.Key)
+	}
+	if strings.Join(keys, " ") != "A:1/gen/2026/12/05/a.dat A:1/gen/2026/12/05/b.dat" {
+		t.Errorf("Objects(A:1/) = %v", keys)
+	}
+	n := 0
+	for _, err := range b.Objects(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("a loop that stops after one object saw %d", n)
+	}
+	missing, err := lfa.Open(ctx, "rubinobs-lfa-nosuchbucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer missing.Close()
+	var got error
+	for _, err := range missing.Objects(ctx, "") {
+		got = err
+	}
+	if !errors.Is(got, lfa.ErrNotFound) {
+		t.Errorf("listing a missing bucket: %v, want ErrNotFound", got)
+	}
+}

@@ -285,7 +285,7 @@ run_suite "interop and security" go test -count=1 -timeout 15m -v ./internal/int
 # and TestSave_*: a Go CSC on the real broker saves to the real store and announces.
 if [ -n "$RUN_S3" ]; then
   run_suite "S3 store round trip (boto3)" bash "$S3" check "$RUN_S3"
-  run_suite "LFA on the S3 store" go test -count=1 -timeout 10m -v -run 'RealStore|TestSave' ./lfa/
+  run_suite "LFA on the S3 store" go test -count=1 -timeout 10m -v -run 'RealStore|TestSave|TestBucket_Objects' ./lfa/
 fi
 
 # --- broker faults (internal/faults) ----------------------------------------

@@ -307,3 +307,30 @@ func (c *Client) Size(ctx context.Context, bucket, key string) (int64, error) {
 	}
 	return aws.ToInt64(out.ContentLength), nil
 }
+
+// Object is one object of a listing.
+type Object struct {
+	Key          string
+	Size         int64
+	LastModified time.Time
+}
+
+// List calls fn for each object of bucket whose key starts with prefix,
+// in key order, a page of at most 1000 at a time (ListObjectsV2), until
+// fn returns false or the listing ends.
+func (c *Client) List(ctx context.Context, bucket, prefix string, fn func(Object) bool) error {
+	in := &awss3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)}
+	p := awss3.NewListObjectsV2Paginator(c.c, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return c.fail("list", bucket, prefix+"*", err)
+		}
+		for _, o := range page.Contents {
+			if !fn(Object{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified)}) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
