@@ -53,6 +53,7 @@ func init() {
 		{"state", "COMPONENT[:INDEX] [TARGET]", "show the summary state and liveness, or drive the CSC to TARGET through the allowed transitions", stateHelp, cmdState},
 		{"history", "COMPONENT TOPIC", "print the newest sample of a topic per SAL index", historyHelp, cmdHistory},
 		{"csc", "COMPONENT[:INDEX]", "run a CSC that accepts every command (a peer for command and state) until interrupted", cscHelp, cmdCSC},
+		{"lfa", "ls COMPONENT[:INDEX] | get KEY|URL", "list a component's files in the Large File Annex (S3), or fetch one", lfaHelp, cmdLFA},
 		{"check-schema", "[COMPONENT...]", "compare the definitions' schemas with the registry's; exit 1 if one would break readers", checkSchemaHelp, cmdCheckSchema},
 	}
 }
