@@ -80,6 +80,19 @@
 // order (commands in flight end with ErrClosed); every Close is safe to
 // call twice.
 //
+// # Large files
+//
+// Files a CSC or script makes go to the Large File Annex, S3, with package
+// lfa: lfa.MakeBucketName and lfa.MakeKey name them as ts_salobj does,
+// lfa.Open a bucket (S3_ENDPOINT_URL, or an in-process store), and
+// lfa.Save uploads a file and then writes the largeFileObjectAvailable
+// event with a CSC's writer:
+//
+//	saved, err := lfa.Save(ctx, bucket, csc.MustEvent(lfa.EventName), key, r, lfa.Announcement{Generator: "fiberSpecBlue"})
+//
+// It is a package of its own so that programs without files do not link
+// an S3 client.
+//
 // # Observability
 //
 // Every reader and writer counts what it did (Bus.Stats); WithMetrics
