@@ -245,6 +245,7 @@ type Script struct {
 	// mu guards what follows; state writes are made holding it, so that
 	// the state event's records go out in the order of the changes.
 	mu             sync.Mutex
+	startCalled    bool // Setup runs in the first Start only
 	state          ScriptState
 	exiting        bool
 	runStarted     bool // salobj's _run_task is not None
@@ -454,6 +455,13 @@ func (s *Script) finish(err error) { s.end.finish(err) }
 // ready, state UNCONFIGURED, then description with remotes = their
 // "<Name>:<index>", sorted, joined by commas.
 func (s *Script) Start(ctx context.Context) error {
+	s.mu.Lock()
+	again := s.startCalled
+	s.startCalled = true
+	s.mu.Unlock()
+	if again {
+		return errors.New("controller: Start called twice")
+	}
 	if s.cfg.Setup != nil {
 		if err := s.call(func() error { return s.cfg.Setup(ctx, s) }); err != nil {
 			return fmt.Errorf("controller: script %s: setup: %w", s.cfg.Name, err)

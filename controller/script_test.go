@@ -818,3 +818,28 @@ func TestScript_RunFailsAckError(t *testing.T) {
 		waitDone(t, s)
 	}
 }
+
+// TestScript_StartTwiceRunsSetupOnce: Setup (the script's constructor)
+// runs in the first Start only; a second Start is an error and makes no
+// second set of Remotes.
+func TestScript_StartTwiceRunsSetupOnce(t *testing.T) {
+	e := newScriptEnv(t)
+	var ts testScript
+	cfg := ts.config()
+	setups := 0
+	cfg.Setup = func(ctx context.Context, s *controller.Script) error {
+		setups++
+		r, err := s.NewRemote(ctx, "Script", 9999, remote.WithReadOnly())
+		if err == nil {
+			t.Cleanup(r.Close)
+		}
+		return err
+	}
+	s, _ := e.start(950, cfg, nil)
+	if err := s.Start(testbus.Ctx(t)); err == nil {
+		t.Error("a second Start succeeded")
+	}
+	if setups != 1 {
+		t.Errorf("Setup ran %d times, want 1", setups)
+	}
+}
