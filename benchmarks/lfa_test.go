@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -24,7 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/lsst-sal/salgo/internal/embedded/s3store"
+	"github.com/lsst-sal/salgo/internal/s3child"
 	"github.com/lsst-sal/salgo/lfa"
 )
 
@@ -35,43 +34,21 @@ const envLFASize = "SALGO_LFA_BENCH_SIZE"
 // lfaDefaultSize keeps plain `go test -bench .` quick.
 const lfaDefaultSize = 64 << 20
 
-// envLFAStoreChild makes the test binary an S3 store of its own (see
-// lfaStoreURL) instead of running benchmarks.
-const envLFAStoreChild = "SALGO_BENCH_LFA_STORE_CHILD"
-
-// TestMain serves the LFA store when the binary is its child process,
-// and otherwise runs the benchmarks and then stops what they started.
+// TestMain serves the LFA store when the binary is its child process
+// (s3child), and otherwise runs the benchmarks and then stops what they
+// started.
 func TestMain(m *testing.M) {
-	if os.Getenv(envLFAStoreChild) == "1" {
-		serveLFAStoreChild()
-		return
-	}
+	s3child.Serve()
 	code := m.Run()
 	stopLFAFixtures()
 	os.Exit(code)
-}
-
-// serveLFAStoreChild runs the SDK's in-memory store (gofakes3), prints
-// its URL and serves until its standard input closes.
-func serveLFAStoreChild() {
-	s, err := s3store.Start()
-	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
-	fmt.Println(s.URL())
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	s.Close()
-	os.Exit(0)
 }
 
 // The store process and the temporary file, shared by every run of
 // BenchmarkLFAUpload in one process and stopped by TestMain.
 var lfaFix struct {
 	mu    sync.Mutex
-	cmd   *exec.Cmd
-	stdin io.Closer
-	url   string
+	store *s3child.Process
 	dir   string
 	file  string // lfaFix.size bytes of lfaPattern
 	size  int64
@@ -81,39 +58,21 @@ var lfaFix struct {
 	warm int64
 }
 
-// lfaStoreURL starts the store in a child process (the test binary run
-// again with envLFAStoreChild), once, so that the store's copy of the
-// uploaded bytes is not counted in this process's memory.
+// lfaStoreURL starts the store in a child process (s3child), once, so
+// that the store's copy of the uploaded bytes is not counted in this
+// process's memory.
 func lfaStoreURL(b *testing.B) string {
 	b.Helper()
 	lfaFix.mu.Lock()
 	defer lfaFix.mu.Unlock()
-	if lfaFix.cmd != nil {
-		return lfaFix.url
+	if lfaFix.store == nil {
+		p, err := s3child.Start()
+		if err != nil {
+			b.Fatalf("LFA store process: %v", err)
+		}
+		lfaFix.store = p
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), envLFAStoreChild+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	line = strings.TrimSpace(line)
-	if err != nil || !strings.HasPrefix(line, "http://") {
-		stdin.Close()
-		_ = cmd.Wait()
-		b.Fatalf("LFA store process: %q, %v", line, err)
-	}
-	lfaFix.cmd, lfaFix.stdin, lfaFix.url = cmd, stdin, line
-	return line
+	return lfaFix.store.URL
 }
 
 // lfaFile returns a temporary file of size bytes of lfaPattern, written
@@ -154,12 +113,11 @@ func lfaFile(b *testing.B, size int64) string {
 func stopLFAFixtures() {
 	lfaFix.mu.Lock()
 	defer lfaFix.mu.Unlock()
-	if lfaFix.cmd != nil {
-		lfaFix.stdin.Close()
-		if err := lfaFix.cmd.Wait(); err != nil {
+	if lfaFix.store != nil {
+		if err := lfaFix.store.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "LFA store process:", err)
 		}
-		lfaFix.cmd = nil
+		lfaFix.store = nil
 	}
 	if lfaFix.dir != "" {
 		_ = os.RemoveAll(lfaFix.dir)

@@ -1,7 +1,6 @@
 package lfa_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -18,34 +16,15 @@ import (
 
 	"github.com/lsst-sal/salgo/internal/embedded/s3store"
 	"github.com/lsst-sal/salgo/internal/leaktest"
+	"github.com/lsst-sal/salgo/internal/s3child"
 	"github.com/lsst-sal/salgo/lfa"
 )
 
-// envStoreChild makes the test binary a store of its own (see
-// startStoreProcess) instead of running tests.
-const envStoreChild = "SALGO_LFA_TEST_STORE_CHILD"
-
-// TestMain fails the package's tests if any goroutine outlives them.
+// TestMain fails the package's tests if any goroutine outlives them; the
+// binary run again by startStoreProcess is the store instead.
 func TestMain(m *testing.M) {
-	if os.Getenv(envStoreChild) == "1" {
-		serveStoreChild()
-		return
-	}
+	s3child.Serve()
 	leaktest.VerifyTestMain(m)
-}
-
-// serveStoreChild runs an in-memory store, prints its URL and serves
-// until its standard input closes.
-func serveStoreChild() {
-	s, err := s3store.Start()
-	if err != nil {
-		fmt.Println("error:", err)
-		os.Exit(1)
-	}
-	fmt.Println(s.URL())
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	s.Close()
-	os.Exit(0)
 }
 
 // startStoreProcess starts an in-memory store in a process of its own,
@@ -53,35 +32,16 @@ func serveStoreChild() {
 // MemStats, and returns its URL. It stops with the test.
 func startStoreProcess(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envStoreChild+"=1")
-	stdin, err := cmd.StdinPipe()
+	p, err := s3child.Start()
 	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		stdin.Close()
-		if err := cmd.Wait(); err != nil {
+		if err := p.Stop(); err != nil {
 			t.Errorf("store process: %v", err)
 		}
 	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("store process: %v", err)
-	}
-	line = strings.TrimSpace(line)
-	if !strings.HasPrefix(line, "http://") {
-		t.Fatalf("store process: %s", line)
-	}
-	return line
+	return p.URL
 }
 
 func testCtx(t *testing.T) context.Context {

@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"internal/plumb":            {},
 	"internal/s3":               {},
 	"internal/embedded/s3store": {},
+	"internal/s3child":          {"internal/embedded/s3store"},
 	"lfa":                       {"topics", "xml", "internal/s3", "internal/embedded/s3store"},
 	"topics":                    {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx", "internal/plumb"},
 	"remote":                    {"topics", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr"},
