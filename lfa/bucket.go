@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -119,6 +120,14 @@ func (b *Bucket) Embedded() bool { return b.embedded }
 // "{endpoint}/{bucket}/{key}" (the url of a largeFileObjectAvailable
 // event).
 func (b *Bucket) URL(key string) string { return b.c.Endpoint() + "/" + b.name + "/" + key }
+
+// Key is URL's inverse: the key of the object of this bucket that url
+// names (a largeFileObjectAvailable event's url), and whether url names
+// one.
+func (b *Bucket) Key(url string) (key string, ok bool) {
+	key, ok = strings.CutPrefix(url, b.c.Endpoint()+"/"+b.name+"/")
+	return key, ok && key != ""
+}
 
 // Upload streams r to key and returns the object's size. Up to the part
 // size (DefaultPartSize) it is one request; beyond, a multipart upload

@@ -88,7 +88,7 @@ func TestSave_Announces(t *testing.T) {
 		}
 	}
 	// The reader downloads what the url names.
-	gotKey := strings.TrimPrefix(rec["url"].(string), b.Endpoint()+"/"+b.Name()+"/")
+	gotKey, _ := b.Key(rec["url"].(string))
 	var got bytes.Buffer
 	if _, err := b.Download(ctx, gotKey, &got); err != nil {
 		t.Fatal(err)
@@ -189,5 +189,27 @@ func TestBucket_Objects(t *testing.T) {
 	}
 	if !errors.Is(got, lfa.ErrNotFound) {
 		t.Errorf("listing a missing bucket: %v, want ErrNotFound", got)
+	}
+}
+
+// TestBucket_Key: Key reads back the key of what URL gives, and refuses a
+// url of another bucket or store.
+func TestBucket_Key(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := lfa.Open(ctx, "rubinobs-lfa-key", lfa.WithCreate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	t.Cleanup(func() { _ = lfa.Close() })
+	key := "Example:1/gen/2026/12/05/Example:1_gen_2026-12-05T20:00:00.000.dat"
+	if k, ok := b.Key(b.URL(key)); !ok || k != key {
+		t.Errorf("Key(URL(%q)) = %q, %v", key, k, ok)
+	}
+	for _, url := range []string{"s3://rubinobs-lfa-key/" + key, b.Endpoint() + "/other/" + key, b.URL("")} {
+		if k, ok := b.Key(url); ok {
+			t.Errorf("Key(%q) = %q, true; want false", url, k)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	pathpkg "path"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/lsst-sal/salgo/cmd/salctl/internal/cli"
 	"github.com/lsst-sal/salgo/lfa"
@@ -89,11 +90,11 @@ func cmdLFA(e *env, args []string) error {
 func lfaList(e *env, b *lfa.Bucket, comp, day string, asJSON bool) error {
 	var dayPath string
 	if day != "" {
-		y, m, d, ok := splitDay(day)
-		if !ok {
+		t, err := time.Parse(time.DateOnly, day)
+		if err != nil {
 			return cli.Usagef("-day %q is not YYYY-MM-DD", day)
 		}
-		dayPath = "/" + y + "/" + m + "/" + d + "/"
+		dayPath = t.Format("/2006/01/02/")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	n, bytes := 0, int64(0)
@@ -126,9 +127,6 @@ func lfaList(e *env, b *lfa.Bucket, comp, day string, asJSON bool) error {
 
 // lfaGet writes the object at key to out (its base name by default).
 func lfaGet(e *env, b *lfa.Bucket, key, out string) error {
-	if _, err := b.Size(e.ctx, key); err != nil {
-		return err
-	}
 	var w io.Writer = e.stdout
 	if out == "" {
 		out = pathpkg.Base(key)
@@ -152,18 +150,4 @@ func lfaGet(e *env, b *lfa.Bucket, key, out string) error {
 		fmt.Fprintf(e.stderr, "salctl lfa: wrote %d bytes of %s to %s\n", n, key, out)
 	}
 	return nil
-}
-
-// splitDay splits YYYY-MM-DD.
-func splitDay(s string) (y, m, d string, ok bool) {
-	p := strings.Split(s, "-")
-	if len(p) != 3 || len(p[0]) != 4 || len(p[1]) != 2 || len(p[2]) != 2 {
-		return "", "", "", false
-	}
-	for _, c := range p[0] + p[1] + p[2] {
-		if c < '0' || c > '9' {
-			return "", "", "", false
-		}
-	}
-	return p[0], p[1], p[2], true
 }

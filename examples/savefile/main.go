@@ -90,13 +90,12 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("largeFileObjectAvailable: generator %s, %d bytes, checkSum %s, mimeType %s\n",
 		ev["generator"], ev["byteSize"], ev["checkSum"], ev["mimeType"])
-	url := ev["url"].(string)
-	prefix := bucket.Endpoint() + "/" + bucket.Name() + "/"
-	if !strings.HasPrefix(url, prefix) {
-		return fmt.Errorf("url %s is not in bucket %s", url, bucket.Name())
+	key, ok := bucket.Key(ev["url"].(string))
+	if !ok {
+		return fmt.Errorf("url %s is not in bucket %s", ev["url"], bucket.Name())
 	}
 	var got strings.Builder
-	n, err := bucket.Download(ctx, strings.TrimPrefix(url, prefix), &got)
+	n, err := bucket.Download(ctx, key, &got)
 	if err != nil {
 		return err
 	}

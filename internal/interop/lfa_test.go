@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -85,9 +84,8 @@ func TestLFAPythonPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := ev["url"].(string)
-	prefix := b.Endpoint() + "/" + name + "/"
-	if url != w["url"] || !strings.HasPrefix(url, prefix) || strings.TrimPrefix(url, prefix) != pyKey {
-		t.Fatalf("event url %q (Python wrote %v), want %s%s", url, w["url"], prefix, pyKey)
+	if key, ok := b.Key(url); url != w["url"] || !ok || key != pyKey {
+		t.Fatalf("event url %q (Python wrote %v), want %s", url, w["url"], b.URL(pyKey))
 	}
 	var got bytes.Buffer
 	n, err := b.Download(ctx, pyKey, &got)
