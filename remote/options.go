@@ -1,5 +1,7 @@
 package remote
 
+import "github.com/lsst-sal/salgo/topics"
+
 // An Option changes one of a Remote's settings from its default (New,
 // sal.NewRemote).
 type Option func(*config)
@@ -42,3 +44,18 @@ func WithEventHistory(on bool) Option { return func(c *config) { c.NoEventHistor
 // older than the last one seen of the same SAL index (default: dropped
 // and counted, as the reference does).
 func WithKeepOutOfOrder() Option { return func(c *config) { c.KeepOutOfOrder = true } }
+
+// WithRecords makes the Remote's readers of these record types' topics
+// decode typed records (see topics.ReaderOptions.Record): the Remotes of
+// the packages cmd/salgen generates pass every record type of their
+// component. Types of another component are ignored.
+func WithRecords(types ...*topics.RecordType) Option {
+	return func(c *config) {
+		if c.Records == nil {
+			c.Records = map[string]*topics.RecordType{}
+		}
+		for _, t := range types {
+			c.Records[t.SALName] = t
+		}
+	}
+}

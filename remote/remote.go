@@ -47,6 +47,18 @@ type config struct {
 	// KeepOutOfOrder delivers events and telemetry older than the last
 	// seen, which are dropped (and counted) by default.
 	KeepOutOfOrder bool
+	// Records are the record types whose topics' readers decode typed
+	// records (WithRecords), by SAL name.
+	Records map[string]*topics.RecordType
+}
+
+// record returns the record type given for topic salName of component
+// comp, or nil.
+func (c *config) record(comp, salName string) *topics.RecordType {
+	if t := c.Records[salName]; t != nil && t.Component == comp {
+		return t
+	}
+	return nil
 }
 
 // Remote is the client side of one component instance.
@@ -140,11 +152,14 @@ func (r *Remote) build(cfg config) error {
 				if !cfg.NoEventHistory {
 					o.MaxHistory = 1
 				}
+				o.Record = cfg.record(r.comp.Name, t.SALName)
 				r.evts[t.Name()], err = r.in.Reader(t, o)
 			}
 		case salxml.Telemetry:
 			if wanted(t) {
-				r.tels[t.Name()], err = r.in.Reader(t, ro)
+				o := ro
+				o.Record = cfg.record(r.comp.Name, t.SALName)
+				r.tels[t.Name()], err = r.in.Reader(t, o)
 			}
 		case salxml.Command:
 			if !cfg.ReadOnly {

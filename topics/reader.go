@@ -36,6 +36,11 @@ type ReaderOptions struct {
 	// is older than the last seen for the same SAL index; by default they
 	// are dropped and counted, as the reference does.
 	KeepOutOfOrder bool
+	// Record, when set, makes the reader decode straight into typed
+	// records of this type (a struct cmd/salgen generated for the
+	// topic), with no map in between: read them with a TypedReader. Its
+	// map methods then return each record converted to a map.
+	Record *RecordType
 }
 
 // ReaderStats counts what happened to a reader's records.

@@ -153,15 +153,36 @@ func (w *Writer) write(ctx context.Context, rec map[string]any, seq int32) (Writ
 	return wait()
 }
 
+// writeRecord is write of a typed record.
+func (w *Writer) writeRecord(ctx context.Context, rec Record, seq int32) (WriteResult, error) {
+	w.mu.Lock()
+	wait, err := w.waitFor(ctx, func(done func(WriteResult, error)) error {
+		return w.sendRecordLocked(ctx, rec, seq, done)
+	})
+	w.mu.Unlock()
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return wait()
+}
+
 // sendSync queues rec as sendLocked does and returns a function that
 // waits for the broker's acknowledgement or the end of ctx. w.mu is held.
 func (w *Writer) sendSync(ctx context.Context, rec map[string]any, seq int32) (func() (WriteResult, error), error) {
+	return w.waitFor(ctx, func(done func(WriteResult, error)) error {
+		return w.sendLocked(ctx, rec, seq, done)
+	})
+}
+
+// waitFor queues a record with send and returns a function that waits
+// for the broker's acknowledgement or the end of ctx.
+func (w *Writer) waitFor(ctx context.Context, send func(done func(WriteResult, error)) error) (func() (WriteResult, error), error) {
 	type result struct {
 		r   WriteResult
 		err error
 	}
 	ch := make(chan result, 1)
-	if err := w.sendLocked(ctx, rec, seq, func(r WriteResult, err error) { ch <- result{r, err} }); err != nil {
+	if err := send(func(r WriteResult, err error) { ch <- result{r, err} }); err != nil {
 		return nil, err
 	}
 	return func() (WriteResult, error) {
@@ -288,6 +309,64 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	st.w, st.buf, st.start, st.seq, st.done = w, buf, start, seq, done
 	w.in.d.prod.Produce(ctx, &st.msg, w.kname, w.key, buf, start, st)
 	return nil
+}
+
+// sendRecord is send of a typed record.
+func (w *Writer) sendRecord(ctx context.Context, rec Record, seq int32, done func(WriteResult, error)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.sendRecordLocked(ctx, rec, seq, done)
+}
+
+// sendRecordLocked is sendLocked of a typed record: the same checks and
+// stamps, then the record's own encoder, with no map in between.
+func (w *Writer) sendRecordLocked(ctx context.Context, rec Record, seq int32, done func(WriteResult, error)) error {
+	if rec == nil || reflectNil(rec) {
+		return fmt.Errorf("topics: write %s: nil record", w.topic)
+	}
+	if err := w.in.writable(); err != nil {
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
+	p := rec.header()
+	if w.hasIdx {
+		if p.SalIndex != 0 && int(p.SalIndex) != w.in.index {
+			return fmt.Errorf("topics: write %s: field salIndex: %w: %d given, the writer's index is %d", w.topic, ErrWrongIndex, p.SalIndex, w.in.index)
+		}
+		p.SalIndex = int32(w.in.index)
+	}
+	if err := rec.Validate(w.in.d.cfg.UnboundedStrings); err != nil {
+		w.failed.Add(1)
+		return err
+	}
+	p.RcvStamp, p.RevCode, p.Identity, p.Origin = 0, w.topic.RevCode(), w.in.identity, int32(w.in.d.origin)
+	start := now()
+	tai := UTCToTAI(start)
+	p.SndStamp, p.KafkaStamp, p.EfdStamp = tai, tai, TAIToUTC(tai)
+	auto := seq == 0
+	if auto {
+		if w.seq >= maxSeqNum {
+			w.seq = 0
+		}
+		seq = w.seq + 1
+	}
+	p.SeqNum = seq
+	st := w.states.Get().(*sendState)
+	buf := rec.AppendAvro(codec.AppendHeader(st.buf[:0], w.id))
+	if auto {
+		w.seq = seq
+	}
+	st.w, st.buf, st.start, st.seq, st.done = w, buf, start, seq, done
+	w.in.d.prod.Produce(ctx, &st.msg, w.kname, w.key, buf, start, st)
+	return nil
+}
+
+// reflectNil reports whether rec holds a nil pointer.
+func reflectNil(rec Record) bool {
+	v := reflect.ValueOf(rec)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // boxZero is private_rcvStamp as a writer writes it.
