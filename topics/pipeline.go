@@ -64,7 +64,7 @@ type partHistory struct {
 // histRecord is a historical record kept until its partition has read its
 // history.
 type histRecord struct {
-	rec map[string]any
+	rec any
 	idx int32 // its SAL index (0 for a component that is not indexed)
 	snd float64
 }
@@ -172,7 +172,7 @@ type facts struct {
 // returns nil (counted and logged) for what cannot be decoded, or wait
 // for a record whose writer schema it started to look up (see
 // schemaWait).
-func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ map[string]any, wait bool) {
+func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ any, wait bool) {
 	id, body, err := codec.SplitHeader(v)
 	if err != nil {
 		r.bad("framing", err)
@@ -188,7 +188,15 @@ func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ m
 			return nil, true
 		}
 	}
-	rec := r.reuse()
+	if r.typ != nil && dec == r.dec {
+		return r.decodeRecord(id, body, f), false
+	}
+	var rec map[string]any
+	if r.typ == nil {
+		rec = r.reuse().(map[string]any)
+	} else {
+		rec = make(map[string]any, len(r.topic.Fields)) // converted below
+	}
 	var iss codec.Issues
 	native := dec == r.dec
 	if native {
@@ -224,7 +232,37 @@ func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ m
 		f.identity, _ = rec["private_identity"].(string)
 		f.seq, _ = rec["private_seqNum"].(int32)
 	}
+	if r.typ != nil {
+		// A typed reader's record written with another version of the
+		// schema: decoded and resolved as a map, checked, converted.
+		r.checkBounds(rec)
+		tr := r.reuse().(Record)
+		_ = tr.FromMap(rec) // what the type holds of it
+		f.checked = true
+		return tr, false
+	}
 	return rec, false
+}
+
+// decodeRecord decodes body, written with the reader's own schema, into a
+// typed record with the record's own decoder, and takes its facts.
+func (r *Reader) decodeRecord(id int32, body []byte, f *facts) any {
+	rec := r.reuse().(Record)
+	viol, err := rec.DecodeAvro(body)
+	if err != nil {
+		r.discard(rec)
+		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
+		return nil
+	}
+	if viol > 0 {
+		r.count(func(s *ReaderStats) { s.Violations++ })
+		r.in.rl.Log(slog.LevelWarn, r.kindBounds, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "violations", viol)
+	}
+	h := rec.header()
+	f.index, f.snd, f.origin, f.identity, f.seq = h.SalIndex, h.SndStamp, h.Origin, h.Identity, h.SeqNum
+	h.RcvStamp = f.rcv
+	f.stamped, f.checked = true, true
+	return rec
 }
 
 // Limits on looking up writer schemas by id. Records with garbage schema
@@ -309,10 +347,10 @@ func (r *Reader) bad(kind string, err error) {
 
 // accept applies the reference's filters to a decoded record and queues it
 // (or keeps it as history).
-func (r *Reader) accept(rec map[string]any, f *facts) {
+func (r *Reader) accept(rec any, f *facts) {
 	rcv, historical := f.rcv, f.hist != nil
 	if !f.stamped {
-		rec["private_rcvStamp"] = rcv
+		rec.(map[string]any)["private_rcvStamp"] = rcv // typed records are stamped as decoded
 	}
 	idx, snd := f.index, f.snd
 	if r.topic.Indexed && r.in.index != 0 && int(idx) != r.in.index {
@@ -385,7 +423,7 @@ type lastStamp struct {
 
 // nextSeq files seq of the writer whose state is st and returns st, or
 // nil when the record is a duplicate, which it drops.
-func (r *Reader) nextSeq(rec map[string]any, st *seqState, seq int32, snd float64, historical bool, idx int32) *seqState {
+func (r *Reader) nextSeq(rec any, st *seqState, seq int32, snd float64, historical bool, idx int32) *seqState {
 	switch lost, dup := st.next(seq, snd, !historical); {
 	case dup:
 		// A record of this writer seen already (a producer retry at
@@ -404,14 +442,20 @@ func (r *Reader) nextSeq(rec map[string]any, st *seqState, seq int32, snd float6
 // logged, never dropped) of a record that passed every filter, and
 // queues it. checked says the decoder found the record obeys them all
 // already (see facts).
-func (r *Reader) deliver(rec map[string]any, historical, checked bool) {
+func (r *Reader) deliver(rec any, historical, checked bool) {
 	if !checked {
-		if rep := r.val.Check(rec); !rep.OK() {
-			r.count(func(s *ReaderStats) { s.Violations++ })
-			r.in.rl.Log(slog.LevelWarn, r.kindBounds, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
-		}
+		r.checkBounds(rec.(map[string]any)) // typed records are checked as decoded
 	}
 	r.push(rec, historical)
+}
+
+// checkBounds counts and logs a map record that breaks a bound the
+// reference does not enforce.
+func (r *Reader) checkBounds(rec map[string]any) {
+	if rep := r.val.Check(rec); !rep.OK() {
+		r.count(func(s *ReaderStats) { s.Violations++ })
+		r.in.rl.Log(slog.LevelWarn, r.kindBounds, "topics: record breaks a bound the reference does not enforce; delivered", "topic", r.topic.String(), "report", rep.String())
+	}
 }
 
 // seqWindow is how many recent seqNums of each writer a reader remembers,

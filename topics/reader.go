@@ -88,6 +88,7 @@ type Reader struct {
 	id     int32
 	track  bool // count seqNum gaps (events and telemetry)
 	ordchk bool // apply the out-of-order filter
+	typ    *RecordType // decode into records of this type (ReaderOptions.Record); nil for maps
 
 	// Owned by the poll goroutine.
 	decoders map[int32]*codec.Decoder
@@ -110,16 +111,20 @@ type Reader struct {
 	mu       sync.Mutex
 	q        []slot // ring buffer
 	head, n  int
-	latest   map[string]any
-	exposed  bool             // Get, Await or AwaitNewer returned latest: it is never decoded into again
-	out      outRing          // records given out to one taker only: the ones Recycle takes back
-	free     []map[string]any // records to decode into again (Recycle, and drops nobody saw)
-	pending  map[string]any   // the newest record, handed back: freed when a newer one arrives
+	// Records are map[string]any, or Record values on a typed reader.
+	latest   any
+	exposed  bool    // Get, Await or AwaitNewer returned latest: it is never decoded into again
+	out      outRing // records given out to one taker only: the ones Recycle takes back
+	free     []any   // records to decode into again (Recycle, and drops nobody saw)
+	pending  any     // the newest record, handed back: freed when a newer one arrives
+	// latestMap is latest as a map, on a typed reader whose map methods
+	// returned it: made once per record, so that Get returns one map.
+	latestMap map[string]any
 	notify   chan struct{}
 	arrived  chan struct{} // made by a waiting Await, closed when a record becomes the newest
 	done     chan struct{}
-	cb       func(map[string]any)
-	inline   func(map[string]any) // set before Start; called on the poll goroutine
+	cb       func(any)
+	inline   func(any) // set before Start; called on the poll goroutine with maps (never on a typed reader)
 	cbWake   chan struct{}
 	cbDone   chan struct{}
 	warned   int
@@ -150,7 +155,7 @@ const (
 // it while it was the newest: taken from the queue, it is not given out
 // to one taker only, so Recycle leaves it alone.
 type slot struct {
-	rec    map[string]any
+	rec    any // a map[string]any, or a Record on a typed reader
 	shared bool
 }
 
@@ -165,13 +170,13 @@ const maxOut = 64
 // collector if it is handed back. Records usually come back in the order
 // they went out, or one at a time, so a search finds them at once.
 type outRing struct {
-	recs    *[maxOut]map[string]any // made on first use: readers only read with Get need none
+	recs    *[maxOut]any // made on first use: readers only read with Get need none
 	head, n uint
 }
 
-func (o *outRing) add(rec map[string]any) {
+func (o *outRing) add(rec any) {
 	if o.recs == nil {
-		o.recs = new([maxOut]map[string]any)
+		o.recs = new([maxOut]any)
 	}
 	if o.n == maxOut {
 		o.recs[o.head] = rec
@@ -184,10 +189,10 @@ func (o *outRing) add(rec map[string]any) {
 
 // remove forgets rec and says whether it was there, searching from the
 // oldest.
-func (o *outRing) remove(rec map[string]any) bool {
+func (o *outRing) remove(rec any) bool {
 	for i := range o.n {
 		j := (o.head + i) % maxOut
-		if sameMap(o.recs[j], rec) {
+		if same(o.recs[j], rec) {
 			// The oldest takes its place: the order of the others does
 			// not matter.
 			o.recs[j] = o.recs[o.head]
@@ -201,11 +206,11 @@ func (o *outRing) remove(rec map[string]any) bool {
 }
 
 // removeNewest forgets rec if it is the newest given out.
-func (o *outRing) removeNewest(rec map[string]any) {
+func (o *outRing) removeNewest(rec any) {
 	if o.n == 0 {
 		return
 	}
-	if j := (o.head + o.n - 1) % maxOut; sameMap(o.recs[j], rec) {
+	if j := (o.head + o.n - 1) % maxOut; same(o.recs[j], rec) {
 		o.recs[j] = nil
 		o.n--
 	}
@@ -236,7 +241,7 @@ func newReader(in *Instance, t *salxml.Topic, o ReaderOptions) (*Reader, error) 
 	}
 	r := &Reader{
 		in: in, topic: t, kname: t.KafkaName(in.d.cfg.Subname), opts: o,
-		val: validate.For(t), codec: c,
+		val: validate.For(t), codec: c, typ: o.Record,
 		track:    t.Kind == salxml.Event || t.Kind == salxml.Telemetry,
 		ordchk:   !o.KeepOutOfOrder && (t.Kind == salxml.Event || t.Kind == salxml.Telemetry),
 		decoders: map[int32]*codec.Decoder{},
@@ -280,14 +285,61 @@ func (r *Reader) Stats() ReaderStats {
 func (r *Reader) Get() map[string]any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.latestMapLocked(r.exposeLocked())
+}
+
+// get is Get of a record of either kind.
+func (r *Reader) get() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return r.exposeLocked()
+}
+
+// latestMapLocked returns rec, the newest record, as a map: itself on a
+// map reader; on a typed reader, the map made of it the first time.
+// r.mu is held.
+func (r *Reader) latestMapLocked(rec any) map[string]any {
+	if r.typ == nil || rec == nil {
+		m, _ := rec.(map[string]any)
+		return m
+	}
+	if r.latestMap == nil {
+		r.latestMap = r.asMap(rec)
+	}
+	return r.latestMap
+}
+
+// asMap returns rec as a map: itself, or a Record's fields in a new map.
+func (r *Reader) asMap(rec any) map[string]any {
+	switch v := rec.(type) {
+	case map[string]any:
+		return v
+	case Record:
+		m := make(map[string]any, len(r.topic.Fields))
+		v.ToMap(m, true)
+		return m
+	}
+	return nil
+}
+
+// same reports whether a and b are the same record (maps are references
+// but not comparable; Records are pointers).
+func same(a, b any) bool {
+	if x, ok := a.(map[string]any); ok {
+		y, ok := b.(map[string]any)
+		return ok && sameMap(x, y)
+	}
+	if _, ok := b.(map[string]any); ok {
+		return false
+	}
+	return a == b
 }
 
 // exposeLocked returns the newest record, marked as shared: it may be in
 // several hands now, so it is never decoded into again. Taken from the
 // queue later, it is not remembered as given out (see outRing); given out
 // already, it is forgotten, and Recycle leaves it alone. r.mu is held.
-func (r *Reader) exposeLocked() map[string]any {
+func (r *Reader) exposeLocked() any {
 	if r.exposed || r.latest == nil {
 		return r.latest
 	}
@@ -308,6 +360,20 @@ func (r *Reader) exposeLocked() map[string]any {
 // to end, as the reference's aget. It leaves the queue alone, and works
 // with a callback set.
 func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
+	rec, err := r.await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !same(rec, r.latest) {
+		return r.asMap(rec), nil
+	}
+	return r.latestMapLocked(rec), nil
+}
+
+// await is Await of a record of either kind.
+func (r *Reader) await(ctx context.Context) (any, error) {
 	r.mu.Lock()
 	rec, arrived, closed := r.exposeLocked(), r.arrivedLocked(), r.closed
 	r.mu.Unlock()
@@ -319,7 +385,7 @@ func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	}
 	select {
 	case <-arrived:
-		return r.Get(), nil
+		return r.get(), nil
 	case <-r.done:
 		return nil, ErrClosed
 	case <-ctx.Done():
@@ -344,10 +410,33 @@ func (r *Reader) arrivedLocked() chan struct{} {
 // reused; one taken with Next must not have been handed back with Recycle
 // (a reused map is the same map).
 func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[string]any, error) {
+	var p any
+	if prev != nil {
+		p = prev
+		r.mu.Lock()
+		if r.typ != nil && r.latestMap != nil && sameMap(prev, r.latestMap) {
+			p = r.latest // the map made of the newest record
+		}
+		r.mu.Unlock()
+	}
+	rec, err := r.awaitNewer(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !same(rec, r.latest) {
+		return r.asMap(rec), nil
+	}
+	return r.latestMapLocked(rec), nil
+}
+
+// awaitNewer is AwaitNewer of a record of either kind.
+func (r *Reader) awaitNewer(ctx context.Context, prev any) (any, error) {
 	for {
 		r.mu.Lock()
 		rec, arrived, closed := r.latest, r.arrivedLocked(), r.closed
-		newer := rec != nil && (prev == nil || !sameMap(rec, prev))
+		newer := rec != nil && (prev == nil || !same(rec, prev))
 		if newer {
 			r.exposeLocked()
 		}
@@ -395,13 +484,26 @@ const maxFree = 64
 // wrong reader cannot come back with another topic's fields. Recycle
 // never blocks.
 func (r *Reader) Recycle(rec map[string]any) {
-	if rev, _ := rec["private_revCode"].(string); rev != r.topic.RevCode() {
+	if rev, _ := rec["private_revCode"].(string); rev != r.topic.RevCode() || r.typ != nil {
+		return // a typed reader's maps are copies: nothing to take back
+	}
+	r.recycle(rec)
+}
+
+// recycleRecord is Recycle of a typed record.
+func (r *Reader) recycleRecord(rec Record) {
+	if r.typ == nil || rec == nil || reflectNil(rec) || rec.RecordType() != r.typ || rec.header().RevCode != r.topic.RevCode() {
 		return
 	}
+	r.recycle(rec)
+}
+
+// recycle takes rec back if it was given out to one taker only.
+func (r *Reader) recycle(rec any) {
 	r.mu.Lock()
 	switch {
 	case r.closed || !r.out.remove(rec):
-	case sameMap(rec, r.latest):
+	case same(rec, r.latest):
 		r.pending = rec // not exposed: out holds no exposed record
 	default:
 		r.freeLocked(rec)
@@ -410,7 +512,7 @@ func (r *Reader) Recycle(rec map[string]any) {
 }
 
 // freeLocked keeps rec to decode into again, unless the pool is full.
-func (r *Reader) freeLocked(rec map[string]any) {
+func (r *Reader) freeLocked(rec any) {
 	if len(r.free) < maxFree {
 		r.free = append(r.free, rec)
 	}
@@ -418,20 +520,21 @@ func (r *Reader) freeLocked(rec map[string]any) {
 
 // setLatestLocked makes rec the newest record, and frees the previous
 // newest if it was handed back while Get could still return it.
-func (r *Reader) setLatestLocked(rec map[string]any) {
+func (r *Reader) setLatestLocked(rec any) {
 	if r.pending != nil {
 		r.freeLocked(r.pending)
 		r.pending = nil
 	}
-	r.latest, r.exposed = rec, false
+	r.latest, r.exposed, r.latestMap = rec, false, nil
 	if r.arrived != nil { // someone waits (Await): no allocation per record otherwise
 		close(r.arrived)
 		r.arrived = nil
 	}
 }
 
-// reuse returns a record to decode into: one handed back, or a new map.
-func (r *Reader) reuse() map[string]any {
+// reuse returns a record to decode into: one handed back, or a new map
+// (a new Record on a typed reader).
+func (r *Reader) reuse() any {
 	r.mu.Lock()
 	if n := len(r.free); n > 0 {
 		rec := r.free[n-1]
@@ -441,17 +544,20 @@ func (r *Reader) reuse() map[string]any {
 		return rec
 	}
 	r.mu.Unlock()
+	if r.typ != nil {
+		return r.typ.New()
+	}
 	return make(map[string]any, len(r.topic.Fields))
 }
 
 // discard takes back a record the poll goroutine decoded and dropped
 // before anyone could see it (undecodable, or replaced by a newer
 // historical one).
-func (r *Reader) discard(rec map[string]any) { r.drop(rec, nil) }
+func (r *Reader) discard(rec any) { r.drop(rec, nil) }
 
 // drop counts a record dropped before anyone could see it (filtered,
 // duplicate, out of order) with f, if not nil, and takes it back.
-func (r *Reader) drop(rec map[string]any, f func(*ReaderStats)) {
+func (r *Reader) drop(rec any, f func(*ReaderStats)) {
 	r.mu.Lock()
 	if f != nil {
 		f(&r.stats)
@@ -469,6 +575,12 @@ func sameMap(a, b map[string]any) bool {
 // Next removes and returns the oldest queued record, waiting for one until
 // ctx is done.
 func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
+	rec, err := r.next(ctx)
+	return r.asMap(rec), err
+}
+
+// next is Next of a record of either kind.
+func (r *Reader) next(ctx context.Context) (any, error) {
 	for {
 		r.mu.Lock()
 		r.consumed = true
@@ -503,7 +615,10 @@ func (r *Reader) Next(ctx context.Context) (map[string]any, error) {
 }
 
 // TryNext removes and returns the oldest queued record, or nil at once.
-func (r *Reader) TryNext() map[string]any {
+func (r *Reader) TryNext() map[string]any { return r.asMap(r.tryNext()) }
+
+// tryNext is TryNext of a record of either kind.
+func (r *Reader) tryNext() any {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.consumed = true
@@ -550,6 +665,15 @@ func (r *Reader) Flush() error {
 // itself); it can call them from a new goroutine. It does nothing on a
 // reader given to setInline.
 func (r *Reader) SetCallback(fn func(map[string]any)) {
+	if fn == nil {
+		r.setCallback(nil)
+		return
+	}
+	r.setCallback(func(rec any) { fn(r.asMap(rec)) })
+}
+
+// setCallback is SetCallback of records of either kind.
+func (r *Reader) setCallback(fn func(any)) {
 	r.mu.Lock()
 	if r.closed || r.inline != nil {
 		r.mu.Unlock()
@@ -602,7 +726,10 @@ func setInline(r *Reader, fn func(map[string]any)) error {
 	if r.cb != nil {
 		return ErrCallbackSet
 	}
-	r.inline = fn
+	if r.typ != nil {
+		return fmt.Errorf("topics: %s: a typed reader cannot deliver inline", r.topic)
+	}
+	r.inline = func(rec any) { fn(rec.(map[string]any)) }
 	return nil
 }
 
@@ -624,7 +751,7 @@ func (r *Reader) callbackLoop(wake <-chan struct{}, done chan struct{}) {
 	}
 }
 
-func (r *Reader) safeCall(fn func(map[string]any), rec map[string]any) {
+func (r *Reader) safeCall(fn func(any), rec any) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.in.rl.Log(slog.LevelError, "callback-panic:"+r.kname, "topics: callback panicked", "topic", r.topic.String(), "panic", fmt.Sprint(p))
@@ -645,7 +772,7 @@ func (r *Reader) popLocked() slot {
 // takeLocked removes the oldest queued record to give it out (Next,
 // TryNext, a callback), remembering it for Recycle unless it was exposed
 // (see exposeLocked).
-func (r *Reader) takeLocked() map[string]any {
+func (r *Reader) takeLocked() any {
 	s := r.popLocked()
 	if !s.shared {
 		r.out.add(s.rec)
@@ -655,7 +782,7 @@ func (r *Reader) takeLocked() map[string]any {
 
 // push queues rec, dropping the oldest when full, and logs at the
 // reference's fill levels.
-func (r *Reader) push(rec map[string]any, historical bool) {
+func (r *Reader) push(rec any, historical bool) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

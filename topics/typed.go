@@ -108,36 +108,74 @@ func NewTypedReader[R Record](r *Reader) (*TypedReader[R], error) {
 // Reader returns the untyped reader.
 func (t *TypedReader[R]) Reader() *Reader { return t.r }
 
-// conv returns m as a new typed record (nil for nil).
-func (t *TypedReader[R]) conv(m map[string]any) R {
-	var rec R
-	if m == nil {
+// rec returns a record the reader gave out as R: itself on a typed
+// reader, a new R converted from the map on another.
+func (t *TypedReader[R]) rec(x any) R {
+	switch v := x.(type) {
+	case R:
+		return v
+	case map[string]any:
+		rec := t.typ.New().(R)
+		_ = rec.FromMap(v) // a record the reader delivered: what fits is kept
 		return rec
 	}
-	rec = t.typ.New().(R)
-	_ = rec.FromMap(m) // a record the reader delivered: what fits is kept
-	return rec
+	var zero R
+	return zero
 }
 
 // Next removes and returns the oldest queued record, waiting for one
 // until ctx is done (Reader.Next).
 func (t *TypedReader[R]) Next(ctx context.Context) (R, error) {
-	m, err := t.r.Next(ctx)
-	return t.conv(m), err
+	x, err := t.r.next(ctx)
+	return t.rec(x), err
 }
 
-// TryNext removes and returns the oldest queued record, or nil at once.
-func (t *TypedReader[R]) TryNext() R { return t.conv(t.r.TryNext()) }
+// TryNext removes and returns the oldest queued record, or nil at once
+// (Reader.TryNext).
+func (t *TypedReader[R]) TryNext() R { return t.rec(t.r.tryNext()) }
 
-// Get returns the newest record received, or nil (Reader.Get). Do not
-// modify it.
-func (t *TypedReader[R]) Get() R { return t.conv(t.r.Get()) }
+// Get returns the newest record received, or nil (Reader.Get). It is
+// shared: do not modify it. On a typed reader the reader never decodes
+// into it again; on another, each call converts the newest map anew.
+func (t *TypedReader[R]) Get() R { return t.rec(t.r.get()) }
 
 // Await returns the newest record at once if there is one, else waits for
-// the first (Reader.Await).
+// the first to arrive or ctx to end (Reader.Await).
 func (t *TypedReader[R]) Await(ctx context.Context) (R, error) {
-	m, err := t.r.Await(ctx)
-	return t.conv(m), err
+	x, err := t.r.await(ctx)
+	return t.rec(x), err
+}
+
+// AwaitNewer returns the newest record once it is another one than prev
+// (at once if it is already; a nil prev is Await), waiting until a newer
+// record arrives or ctx ends (Reader.AwaitNewer). prev is best a record
+// Get, Await or AwaitNewer returned.
+func (t *TypedReader[R]) AwaitNewer(ctx context.Context, prev R) (R, error) {
+	if any(prev) == nil || reflectNil(prev) {
+		return t.Await(ctx)
+	}
+	if t.r.typ != nil {
+		x, err := t.r.awaitNewer(ctx, prev)
+		return t.rec(x), err
+	}
+	// A map reader's records are converted anew each time: prev is
+	// found again by its writer's stamps.
+	x, err := t.r.await(ctx)
+	if err == nil && sameStamps(x, prev.header()) {
+		x, err = t.r.awaitNewer(ctx, x)
+	}
+	return t.rec(x), err
+}
+
+// sameStamps says whether the map record x was written as the record of
+// header p: the same writer, sequence number and send time.
+func sameStamps(x any, p *Private) bool {
+	m, _ := x.(map[string]any)
+	seq, _ := m["private_seqNum"].(int32)
+	snd, _ := m["private_sndStamp"].(float64)
+	origin, _ := m["private_origin"].(int32)
+	id, _ := m["private_identity"].(string)
+	return m != nil && seq == p.SeqNum && snd == p.SndStamp && origin == p.Origin && id == p.Identity
 }
 
 // Flush discards every queued record.
@@ -146,15 +184,19 @@ func (t *TypedReader[R]) Flush() error { return t.r.Flush() }
 // Stats returns the reader's counters.
 func (t *TypedReader[R]) Stats() ReaderStats { return t.r.Stats() }
 
-// SetCallback delivers every record to fn (Reader.SetCallback); nil stops
-// callbacks.
+// SetCallback delivers every record to fn, one at a time, on a goroutine
+// of the reader (Reader.SetCallback); nil stops callbacks.
 func (t *TypedReader[R]) SetCallback(fn func(R)) {
 	if fn == nil {
-		t.r.SetCallback(nil)
+		t.r.setCallback(nil)
 		return
 	}
-	t.r.SetCallback(func(m map[string]any) { fn(t.conv(m)) })
+	t.r.setCallback(func(x any) { fn(t.rec(x)) })
 }
 
-// Recycle hands back a record the caller is done with (Reader.Recycle).
-func (t *TypedReader[R]) Recycle(rec R) {}
+// Recycle hands back a record the caller is done with, that Next, TryNext
+// or a callback gave out, so that the reader decodes a later record into
+// it (Reader.Recycle): its arrays are fixed, so a recycled record costs
+// no allocation at all when its strings do not change. It does nothing
+// on a reader that is not typed, whose records are converted copies.
+func (t *TypedReader[R]) Recycle(rec R) { t.r.recycleRecord(rec) }
