@@ -86,8 +86,8 @@ type Reader struct {
 	val    *validate.Validator
 	codec  *codec.Codec
 	id     int32
-	track  bool // count seqNum gaps (events and telemetry)
-	ordchk bool // apply the out-of-order filter
+	track  bool        // count seqNum gaps (events and telemetry)
+	ordchk bool        // apply the out-of-order filter
 	typ    *RecordType // decode into records of this type (ReaderOptions.Record); nil for maps
 
 	// Owned by the poll goroutine.
@@ -108,27 +108,27 @@ type Reader struct {
 	// Log kinds (see ratelog), made once.
 	kindOverflow, kindFill, kindBounds, kindDup, kindOrder, kindRange string
 
-	mu       sync.Mutex
-	q        []slot // ring buffer
-	head, n  int
+	mu      sync.Mutex
+	q       []slot // ring buffer
+	head, n int
 	// Records are map[string]any, or Record values on a typed reader.
-	latest   any
-	exposed  bool    // Get, Await or AwaitNewer returned latest: it is never decoded into again
-	out      outRing // records given out to one taker only: the ones Recycle takes back
-	free     []any   // records to decode into again (Recycle, and drops nobody saw)
-	pending  any     // the newest record, handed back: freed when a newer one arrives
+	latest  any
+	exposed bool    // Get, Await or AwaitNewer returned latest: it is never decoded into again
+	out     outRing // records given out to one taker only: the ones Recycle takes back
+	free    []any   // records to decode into again (Recycle, and drops nobody saw)
+	pending any     // the newest record, handed back: freed when a newer one arrives
 	// latestMap is latest as a map, on a typed reader whose map methods
 	// returned it: made once per record, so that Get returns one map.
 	latestMap map[string]any
-	notify   chan struct{}
-	arrived  chan struct{} // made by a waiting Await, closed when a record becomes the newest
-	done     chan struct{}
-	cb       func(any)
-	inline   func(any) // set before Start; called on the poll goroutine with maps (never on a typed reader)
-	cbWake   chan struct{}
-	cbDone   chan struct{}
-	warned   int
-	consumed bool // Next or TryNext called, or a callback set: queue warnings are logged
+	notify    chan struct{}
+	arrived   chan struct{} // made by a waiting Await, closed when a record becomes the newest
+	done      chan struct{}
+	cb        func(any)
+	inline    func(any) // set before Start; called on the poll goroutine with maps (never on a typed reader)
+	cbWake    chan struct{}
+	cbDone    chan struct{}
+	warned    int
+	consumed  bool // Next or TryNext called, or a callback set: queue warnings are logged
 	// unseen counts the records a reader read with Next dropped from its
 	// full queue since the last read, which reports them (see report).
 	unseen   uint64
