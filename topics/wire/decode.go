@@ -296,32 +296,21 @@ func (d *Decoder) blockCount(minSize int) (int, error) {
 	return int(n), nil
 }
 
-// array reads an Avro array in any block layout into dst, item by item
-// with item, which stores the i-th item at dst[i] when i < len(dst) (and
-// reads and drops it otherwise). Missing items are zeroed; a count other
-// than len(dst) is one violation.
-func array[T any](d *Decoder, field string, dst []T, minSize int, item func(d *Decoder, dst []T, i int) error) {
-	if d.err != nil {
-		return
+// block reads the next block header of an array of field whose items
+// take at least minSize bytes; it returns 0 at the end of the array, and
+// -1 after an error.
+func (d *Decoder) block(field string, minSize int) int {
+	n, err := d.blockCount(minSize)
+	if err != nil {
+		d.fail(field, err)
+		return -1
 	}
-	total := 0
-	for {
-		n, err := d.blockCount(minSize)
-		if err != nil {
-			d.fail(field, err)
-			return
-		}
-		if n == 0 {
-			break
-		}
-		for range n {
-			if err := item(d, dst, total); err != nil {
-				d.fail(field, err)
-				return
-			}
-			total++
-		}
-	}
+	return n
+}
+
+// endArray ends an array of total items read into dst: missing items are
+// zeroed, and a count other than len(dst) is one violation.
+func endArray[T any](d *Decoder, dst []T, total int) {
 	if total != len(dst) {
 		d.violations++
 		if total < len(dst) {
@@ -330,96 +319,167 @@ func array[T any](d *Decoder, field string, dst []T, minSize int, item func(d *D
 	}
 }
 
-func boolItem(d *Decoder, dst []bool, i int) error {
-	v, err := d.bool()
-	if i < len(dst) {
-		dst[i] = v
-	}
-	return err
-}
-
-// intItem reads an Avro int item (long when long is set), counting one
-// outside [lo, hi] when it is stored.
-func intItem[T integer](long bool, lo, hi int64) func(d *Decoder, dst []T, i int) error {
-	return func(d *Decoder, dst []T, i int) error {
-		var v int64
-		var err error
-		if long {
-			v, err = d.long()
-		} else {
-			var x int32
-			x, err = d.int32()
-			v = int64(x)
-		}
-		if err != nil {
-			return err
-		}
-		if i < len(dst) {
-			if v < lo || v > hi {
-				d.violations++
-			}
-			dst[i] = T(v)
-		}
-		return nil
-	}
-}
-
-var (
-	byteItem   = intItem[uint8](false, 0, math.MaxUint8)
-	shortItem  = intItem[int16](false, math.MinInt16, math.MaxInt16)
-	intsItem   = intItem[int32](false, math.MinInt32, math.MaxInt32)
-	ushortItem = intItem[uint16](false, 0, math.MaxUint16)
-	longItem   = intItem[int64](true, math.MinInt64, math.MaxInt64)
-	uintItem   = intItem[uint32](true, 0, math.MaxUint32)
-)
-
-func floatItem(d *Decoder, dst []float32, i int) error {
-	// blockCount checked that the block's items are in the input.
-	if i < len(dst) {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(d.b[d.off:]))
-	}
-	d.off += 4
-	return nil
-}
-
-func doubleItem(d *Decoder, dst []float64, i int) error {
-	if i < len(dst) {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off:]))
-	}
-	d.off += 8
-	return nil
-}
+// The array readers below share no callback: a function value taking d
+// would make every Decoder escape to the heap.
 
 // Bools reads an Avro array of boolean into dst (see Ints).
-func (d *Decoder) Bools(field string, dst []bool) { array(d, field, dst, 1, boolItem) }
+func (d *Decoder) Bools(field string, dst []bool) {
+	if d.err != nil {
+		return
+	}
+	total := 0
+	for {
+		n := d.block(field, 1)
+		if n < 0 {
+			return
+		}
+		if n == 0 {
+			break
+		}
+		for range n {
+			v, err := d.bool()
+			if err != nil {
+				d.fail(field, err)
+				return
+			}
+			if total < len(dst) {
+				dst[total] = v
+			}
+			total++
+		}
+	}
+	endArray(d, dst, total)
+}
+
+// readInts reads an Avro array of int (of long when long is set) into
+// dst, counting the stored items outside [lo, hi].
+func readInts[T integer](d *Decoder, field string, dst []T, long bool, lo, hi int64) {
+	if d.err != nil {
+		return
+	}
+	total := 0
+	for {
+		n := d.block(field, 1)
+		if n < 0 {
+			return
+		}
+		if n == 0 {
+			break
+		}
+		for range n {
+			var v int64
+			var err error
+			if long {
+				v, err = d.long()
+			} else {
+				var x int32
+				x, err = d.int32()
+				v = int64(x)
+			}
+			if err != nil {
+				d.fail(field, err)
+				return
+			}
+			if total < len(dst) {
+				if v < lo || v > hi {
+					d.violations++
+				}
+				dst[total] = T(v)
+			}
+			total++
+		}
+	}
+	endArray(d, dst, total)
+}
 
 // Bytes reads an Avro array of int into dst, a SAL byte array; items
 // outside 0..255 are stored with Go's conversion and counted (see Ints).
-func (d *Decoder) Bytes(field string, dst []uint8) { array(d, field, dst, 1, byteItem) }
+func (d *Decoder) Bytes(field string, dst []uint8) {
+	readInts(d, field, dst, false, 0, math.MaxUint8)
+}
 
 // Shorts reads an Avro array of int into dst; items outside int16 are
 // stored with Go's conversion and counted (see Ints).
-func (d *Decoder) Shorts(field string, dst []int16) { array(d, field, dst, 1, shortItem) }
+func (d *Decoder) Shorts(field string, dst []int16) {
+	readInts(d, field, dst, false, math.MinInt16, math.MaxInt16)
+}
 
 // Ints reads an Avro array of int, in any block layout, into dst (the
 // slice of a fixed Go array). A count other than len(dst) is counted as
 // one violation: items beyond len(dst) are read and dropped, missing ones
 // are set to zero.
-func (d *Decoder) Ints(field string, dst []int32) { array(d, field, dst, 1, intsItem) }
+func (d *Decoder) Ints(field string, dst []int32) {
+	readInts(d, field, dst, false, math.MinInt32, math.MaxInt32)
+}
 
 // UShorts reads an Avro array of int into dst; items outside uint16 are
 // stored with Go's conversion and counted (see Ints).
-func (d *Decoder) UShorts(field string, dst []uint16) { array(d, field, dst, 1, ushortItem) }
+func (d *Decoder) UShorts(field string, dst []uint16) {
+	readInts(d, field, dst, false, 0, math.MaxUint16)
+}
 
 // Longs reads an Avro array of long into dst (see Ints).
-func (d *Decoder) Longs(field string, dst []int64) { array(d, field, dst, 1, longItem) }
+func (d *Decoder) Longs(field string, dst []int64) {
+	readInts(d, field, dst, true, math.MinInt64, math.MaxInt64)
+}
 
 // UInts reads an Avro array of long into dst; items outside uint32 are
 // stored with Go's conversion and counted (see Ints).
-func (d *Decoder) UInts(field string, dst []uint32) { array(d, field, dst, 1, uintItem) }
+func (d *Decoder) UInts(field string, dst []uint32) {
+	readInts(d, field, dst, true, 0, math.MaxUint32)
+}
 
 // Floats reads an Avro array of float into dst, bits kept (see Ints).
-func (d *Decoder) Floats(field string, dst []float32) { array(d, field, dst, 4, floatItem) }
+func (d *Decoder) Floats(field string, dst []float32) {
+	if d.err != nil {
+		return
+	}
+	total := 0
+	for {
+		n := d.block(field, 4)
+		if n < 0 {
+			return
+		}
+		if n == 0 {
+			break
+		}
+		// block checked that the n items are in the input.
+		b := d.b[d.off : d.off+4*n]
+		d.off += 4 * n
+		if total < len(dst) {
+			out := dst[total:min(len(dst), total+n)]
+			for i := range out {
+				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+		}
+		total += n
+	}
+	endArray(d, dst, total)
+}
 
 // Doubles reads an Avro array of double into dst, bits kept (see Ints).
-func (d *Decoder) Doubles(field string, dst []float64) { array(d, field, dst, 8, doubleItem) }
+func (d *Decoder) Doubles(field string, dst []float64) {
+	if d.err != nil {
+		return
+	}
+	total := 0
+	for {
+		n := d.block(field, 8)
+		if n < 0 {
+			return
+		}
+		if n == 0 {
+			break
+		}
+		b := d.b[d.off : d.off+8*n]
+		d.off += 8 * n
+		if total < len(dst) {
+			out := dst[total:min(len(dst), total+n)]
+			for i := range out {
+				out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			}
+		}
+		total += n
+	}
+	endArray(d, dst, total)
+}
