@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/topics/wire"
@@ -201,3 +202,6 @@ func appendFloat32(v float32) []byte   { return wire.AppendFloat(nil, v) }
 func appendFloat64(v float64) []byte   { return wire.AppendDouble(nil, v) }
 func appendFloats32(v float32) []byte  { return wire.AppendFloats(nil, []float32{v}) }
 func appendDoubles64(v float64) []byte { return wire.AppendDoubles(nil, []float64{v}) }
+
+// unsafeSame reports whether a and b share their bytes.
+func unsafeSame(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
