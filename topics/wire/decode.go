@@ -398,6 +398,7 @@ func readInts[T integer](d *Decoder, field string, dst []T, long bool, lo, hi in
 
 // Bytes reads an Avro array of int into dst, a SAL byte array; items
 // outside 0..255 are stored with Go's conversion and counted (see Ints).
+//
 //go:noinline
 func (d *Decoder) Bytes(field string, dst []uint8) {
 	readInts(d, field, dst, false, 0, math.MaxUint8)
@@ -405,6 +406,7 @@ func (d *Decoder) Bytes(field string, dst []uint8) {
 
 // Shorts reads an Avro array of int into dst; items outside int16 are
 // stored with Go's conversion and counted (see Ints).
+//
 //go:noinline
 func (d *Decoder) Shorts(field string, dst []int16) {
 	readInts(d, field, dst, false, math.MinInt16, math.MaxInt16)
@@ -414,6 +416,7 @@ func (d *Decoder) Shorts(field string, dst []int16) {
 // slice of a fixed Go array). A count other than len(dst) is counted as
 // one violation: items beyond len(dst) are read and dropped, missing ones
 // are set to zero.
+//
 //go:noinline
 func (d *Decoder) Ints(field string, dst []int32) {
 	readInts(d, field, dst, false, math.MinInt32, math.MaxInt32)
@@ -421,12 +424,14 @@ func (d *Decoder) Ints(field string, dst []int32) {
 
 // UShorts reads an Avro array of int into dst; items outside uint16 are
 // stored with Go's conversion and counted (see Ints).
+//
 //go:noinline
 func (d *Decoder) UShorts(field string, dst []uint16) {
 	readInts(d, field, dst, false, 0, math.MaxUint16)
 }
 
 // Longs reads an Avro array of long into dst (see Ints).
+//
 //go:noinline
 func (d *Decoder) Longs(field string, dst []int64) {
 	readInts(d, field, dst, true, math.MinInt64, math.MaxInt64)
@@ -434,6 +439,7 @@ func (d *Decoder) Longs(field string, dst []int64) {
 
 // UInts reads an Avro array of long into dst; items outside uint32 are
 // stored with Go's conversion and counted (see Ints).
+//
 //go:noinline
 func (d *Decoder) UInts(field string, dst []uint32) {
 	readInts(d, field, dst, true, 0, math.MaxUint32)

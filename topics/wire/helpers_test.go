@@ -3,6 +3,7 @@ package wire_test
 import (
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -15,7 +16,7 @@ import (
 // and its map codec.
 func exampleTopic(tb testing.TB, salName string) (*xml.Topic, *codec.Codec) {
 	tb.Helper()
-	comp, err := xml.Embedded().Component("Example")
+	comp, err := example()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -29,6 +30,11 @@ func exampleTopic(tb testing.TB, salName string) (*xml.Topic, *codec.Codec) {
 	}
 	return top, c
 }
+
+// example is the embedded Example component, parsed once.
+var example = sync.OnceValues(func() (*xml.Component, error) {
+	return xml.Embedded().Component("Example")
+})
 
 // appendRecord encodes the canonical map record rec field by field with
 // package wire, as generated code does.
