@@ -17,7 +17,8 @@ const mod = "github.com/lsst-sal/salgo"
 var allowed = map[string][]string{
 	"xml":                       {},
 	"validate":                  {"xml"},
-	"internal/codec":            {"xml"},
+	"internal/codec":            {"xml", "topics/wire"},
+	"topics/wire":               {},
 	"internal/registry":         {},
 	"internal/kafka":            {},
 	"internal/ratelog":          {},

@@ -320,7 +320,11 @@ func endArray[T any](d *Decoder, dst []T, total int) {
 }
 
 // The array readers below share no callback: a function value taking d
-// would make every Decoder escape to the heap.
+// would make every Decoder escape to the heap. The methods that call the
+// generic readInts are not inlined for the same reason: the escape
+// analysis of a package that calls readInts's instantiation directly
+// does not see that it keeps neither d nor dst, so the caller's Decoder
+// and record would move to the heap.
 
 // Bools reads an Avro array of boolean into dst (see Ints).
 func (d *Decoder) Bools(field string, dst []bool) {
@@ -394,12 +398,16 @@ func readInts[T integer](d *Decoder, field string, dst []T, long bool, lo, hi in
 
 // Bytes reads an Avro array of int into dst, a SAL byte array; items
 // outside 0..255 are stored with Go's conversion and counted (see Ints).
+//
+//go:noinline
 func (d *Decoder) Bytes(field string, dst []uint8) {
 	readInts(d, field, dst, false, 0, math.MaxUint8)
 }
 
 // Shorts reads an Avro array of int into dst; items outside int16 are
 // stored with Go's conversion and counted (see Ints).
+//
+//go:noinline
 func (d *Decoder) Shorts(field string, dst []int16) {
 	readInts(d, field, dst, false, math.MinInt16, math.MaxInt16)
 }
@@ -408,23 +416,31 @@ func (d *Decoder) Shorts(field string, dst []int16) {
 // slice of a fixed Go array). A count other than len(dst) is counted as
 // one violation: items beyond len(dst) are read and dropped, missing ones
 // are set to zero.
+//
+//go:noinline
 func (d *Decoder) Ints(field string, dst []int32) {
 	readInts(d, field, dst, false, math.MinInt32, math.MaxInt32)
 }
 
 // UShorts reads an Avro array of int into dst; items outside uint16 are
 // stored with Go's conversion and counted (see Ints).
+//
+//go:noinline
 func (d *Decoder) UShorts(field string, dst []uint16) {
 	readInts(d, field, dst, false, 0, math.MaxUint16)
 }
 
 // Longs reads an Avro array of long into dst (see Ints).
+//
+//go:noinline
 func (d *Decoder) Longs(field string, dst []int64) {
 	readInts(d, field, dst, true, math.MinInt64, math.MaxInt64)
 }
 
 // UInts reads an Avro array of long into dst; items outside uint32 are
 // stored with Go's conversion and counted (see Ints).
+//
+//go:noinline
 func (d *Decoder) UInts(field string, dst []uint32) {
 	readInts(d, field, dst, true, 0, math.MaxUint32)
 }

@@ -11,12 +11,15 @@ import (
 // record decoded through a map or through a generated type fails with
 // errors that match the same targets.
 var (
-	// ErrTruncated reports a body that ends in the middle of a value.
+	// ErrTruncated reports a body that ends in the middle of a value,
+	// including an array block count larger than the remaining input can
+	// hold (as internal/codec reports it).
 	ErrTruncated = errors.New("wire: truncated input")
 	// ErrInvalid reports bytes that are not a valid encoding of the
 	// schema: an over-long varint, an int outside 32 bits, a boolean byte
 	// other than 0 or 1, a union index out of range, a negative length or
-	// a bad array block count.
+	// a bad array block count (the most negative long, or a negative byte
+	// size).
 	ErrInvalid = errors.New("wire: invalid data")
 	// ErrTrailing reports bytes left over after the last field of the
 	// record. The reference writes nothing after a record, so leftover
