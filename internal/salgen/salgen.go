@@ -111,7 +111,7 @@ var recordFiles = map[salxml.Kind]string{salxml.Command: "commands.go", salxml.E
 // defFiles copies the component's definition files: SALSubsystems.xml,
 // SALGenerics.xml, C/C_*.xml and the .avsc files of C.
 func defFiles(defs *salxml.Definitions, comp string) ([]File, bool, error) {
-	sal, avsc := defsFiles(defs)
+	sal, avsc := defs.Files()
 	var out []File
 	add := func(fsys fs.FS, from, to string) error {
 		data, err := fs.ReadFile(fsys, from)
