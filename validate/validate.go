@@ -687,12 +687,12 @@ func (v *Validator) arrayLengthError(f *field, val any, n int) *FieldError {
 
 // stringLengthError reports a string val of n bytes over the field's bound.
 func (v *Validator) stringLengthError(f *field, val any, n int) *FieldError {
-	return v.newError(f.name, f, -1, val, ErrStringLength, "string length "+strconv.Itoa(n)+" bytes exceeds bound "+strconv.Itoa(f.maxLen))
+	return v.newError(f.name, f, -1, val, ErrStringLength, stringLengthMsg(n, f.maxLen))
 }
 
 // encodingError reports a string s (held in val) that is not valid UTF-8.
 func (v *Validator) encodingError(f *field, val any, s string) *FieldError {
-	return v.newError(f.name, f, -1, val, ErrEncoding, "string "+describe(s)+" is not valid UTF-8")
+	return v.newError(f.name, f, -1, val, ErrEncoding, encodingMsg(s))
 }
 
 func (v *Validator) typeError(f *field, index int, val any) *FieldError {

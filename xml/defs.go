@@ -114,6 +114,15 @@ func OpenFS(sal, avsc fs.FS, opts ...Option) (*Definitions, error) {
 	return d, nil
 }
 
+// Files returns the file systems the definitions are read from: sal holds
+// SALSubsystems.xml, SALGenerics.xml and one folder per component; avsc
+// holds <Component>/*.avsc, or is nil. For Open they are os.DirFS of the
+// sal_interfaces folder and of the interfaces folder beside it (nil when
+// absent), for Embedded the embedded example folder (and nil), for OpenFS
+// the file systems it was given. cmd/salgen copies a component's files
+// from them.
+func (d *Definitions) Files() (sal, avsc fs.FS) { return d.sal, d.avsc }
+
 // Embedded returns the project's own definitions, built into the SDK:
 // the example component "Example" and the "Script" component that SAL
 // scripts serve (ts_xml's interface, in the project's own words). It is

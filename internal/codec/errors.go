@@ -5,23 +5,27 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/lsst-sal/salgo/topics/wire"
 )
 
 // Decoding and resolution errors; match them with errors.Is. Decode errors
-// are *DecodeError values wrapping ErrTruncated, ErrInvalid or ErrTrailing.
+// are *DecodeError values wrapping ErrTruncated, ErrInvalid or ErrTrailing,
+// which are topics/wire's sentinels: a body that fails to decode into a
+// map record and into a generated typed record matches the same target.
 var (
 	// ErrTruncated reports a body that ends in the middle of a value.
-	ErrTruncated = errors.New("codec: truncated input")
+	ErrTruncated = wire.ErrTruncated
 	// ErrInvalid reports bytes that are not a valid encoding of the
 	// schema: an over-long varint, an int outside 32 bits, a boolean byte
 	// other than 0 or 1, a union index out of range, a negative length, an
 	// array count larger than the remaining input can hold, or a value of
 	// a writer union branch the reader cannot read.
-	ErrInvalid = errors.New("codec: invalid data")
+	ErrInvalid = wire.ErrInvalid
 	// ErrTrailing reports bytes left over after the last field of the
 	// record. The reference writes nothing after a record, so leftover
 	// bytes mean the body and the schema do not match.
-	ErrTrailing = errors.New("codec: trailing bytes after the record")
+	ErrTrailing = wire.ErrTrailing
 	// ErrIncompatible reports a writer schema that cannot be resolved
 	// against the reader topic (NewResolving).
 	ErrIncompatible = errors.New("codec: writer schema incompatible with reader")
@@ -54,10 +58,19 @@ func (e *DecodeError) Error() string {
 	if e.Field != "" {
 		s += ": field " + e.Field
 	}
-	return s + " at byte " + strconv.Itoa(e.Offset) + ": " + strings.TrimPrefix(e.Err.Error(), "codec: ")
+	return s + " at byte " + strconv.Itoa(e.Offset) + ": " + trimPrefix(e.Err.Error())
 }
 
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// trimPrefix removes the package prefix of an error text: "wire: " (the
+// sentinels) or "codec: ".
+func trimPrefix(s string) string {
+	if t, ok := strings.CutPrefix(s, "wire: "); ok {
+		return t
+	}
+	return strings.TrimPrefix(s, "codec: ")
+}
 
 // Issues counts values that a successful decode could not deliver exactly.
 // The record is complete and usable; the counts tell the reader that some

@@ -1,0 +1,183 @@
+package salgen_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/examples/gen/example"
+	"github.com/lsst-sal/salgo/internal/salgen/recordtest"
+	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/topics"
+	salxml "github.com/lsst-sal/salgo/xml"
+)
+
+// TestExample_Records: every topic of the generated Example package
+// against the map codec and the validator (see recordtest.Check).
+func TestExample_Records(t *testing.T) {
+	c, err := example.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if example.Name != "Example" || example.XMLVersion != salxml.EmbeddedVersion {
+		t.Errorf("Name %q, XMLVersion %q", example.Name, example.XMLVersion)
+	}
+	recordtest.Check(t, c, example.RecordTypes, recordtest.Options{Records: 200, Seed: 1})
+}
+
+// TestExample_Definition: the embedded definition is the SDK's.
+func TestExample_Definition(t *testing.T) {
+	c, err := example.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := salxml.Embedded().Component("Example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Topics) != len(want.Topics) {
+		t.Fatalf("%d topics, want %d", len(c.Topics), len(want.Topics))
+	}
+	for i, tp := range c.Topics {
+		if tp.SALName != want.Topics[i].SALName || tp.AvroSchema() != want.Topics[i].AvroSchema() {
+			t.Errorf("topic %d: %s differs from the embedded %s", i, tp, want.Topics[i])
+		}
+	}
+}
+
+// TestExample_Enums: the constants, values and names of Example's
+// enumerations.
+func TestExample_Enums(t *testing.T) {
+	for _, c := range []struct {
+		v    interface{ String() string }
+		n    int64
+		name string
+	}{
+		{example.ModeIdle, 1, "Idle"},
+		{example.ModeTracking, 2, "Tracking"},
+		{example.ModeSlewing, 3, "Slewing"},
+		{example.Mode(7), 7, "Mode(7)"},
+		{example.FlagNone, 0, "None"},
+		{example.FlagReady, 2, "Ready"},
+		{example.FlagBusy, 4, "Busy"},
+		{example.FlagAlarm, 16, "Alarm"},
+		{example.Flag(-1), -1, "Flag(-1)"},
+		{example.EvtScalarsInt0One, 1, "One"},
+		{example.EvtScalarsInt0Three, 3, "Three"},
+	} {
+		var n int64
+		switch v := c.v.(type) {
+		case example.Mode:
+			n = int64(v)
+		case example.Flag:
+			n = int64(v)
+		case example.EvtScalarsInt0:
+			n = int64(v)
+		}
+		if n != c.n || c.v.String() != c.name {
+			t.Errorf("%T %d %q, want %d %q", c.v, n, c.v.String(), c.n, c.name)
+		}
+	}
+}
+
+// TestExample_Bus: a typed CSC writes telemetry and an event, a typed
+// Remote reads them back equal; a typed command reaches the typed handler
+// with equal data.
+func TestExample_Bus(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	csc, err := example.NewCSC(d, 3, controller.WithAllowMissing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(csc.Close)
+	got := make(chan *example.CmdSetScalars, 1)
+	err = csc.HandleSetScalars(func(ctx context.Context, cmd *controller.Command, data *example.CmdSetScalars) error {
+		got <- data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := csc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := example.NewRemote(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	tel := &example.Scalars{Boolean0: true, Byte0: 200, Short0: -3, Int0: 1 << 30, Long0: -7, LongLong0: 1 << 40,
+		UnsignedShort0: 65535, UnsignedInt0: 1 << 31, Float0: float32(math.NaN()), Double0: math.Pi, String0: "héllo"}
+	if _, err := csc.Scalars().Write(ctx, tel); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := r.Scalars().Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameUser(t, "telemetry scalars (Next)", rt, tel)
+	if rt.Private.SeqNum == 0 || rt.Private.Identity != "Example:3" || rt.Private.SalIndex != 3 {
+		t.Errorf("telemetry private fields: %+v", rt.Private)
+	}
+	sameUser(t, "telemetry scalars (Get)", r.Scalars().Get(), tel)
+
+	evt := &example.EvtArrays{}
+	for i := range 5 {
+		evt.Boolean0[i] = i%2 == 0
+		evt.Double0[i] = float64(i) / 3
+		evt.UnsignedInt0[i] = uint32(i) << 29
+		evt.Byte0[i] = uint8(250 + i)
+	}
+	if _, err := csc.EvtArrays().Write(ctx, evt); err != nil {
+		t.Fatal(err)
+	}
+	re, err := r.EvtArrays().Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameUser(t, "event arrays", re, evt)
+
+	cmd := &example.CmdSetScalars{Boolean0: true, Short0: 12, Double0: -1.5, String0: "go", UnsignedInt0: 4e9}
+	ack, err := r.CmdSetScalars(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack.Code != topics.CmdComplete {
+		t.Errorf("ack %v", ack)
+	}
+	select {
+	case data := <-got:
+		sameUser(t, "command setScalars", data, cmd)
+	case <-ctx.Done():
+		t.Fatal("the handler never ran")
+	}
+	// nil data: every field zero.
+	if _, err := r.CmdSetScalars(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case data := <-got:
+		sameUser(t, "command setScalars (nil)", data, &example.CmdSetScalars{})
+	case <-ctx.Done():
+		t.Fatal("the handler never ran")
+	}
+}
+
+// sameUser fails unless got's user fields equal want's (NaN equal to NaN).
+func sameUser(t *testing.T, what string, got, want topics.Record) {
+	t.Helper()
+	g, w := map[string]any{}, map[string]any{}
+	got.ToMap(g, false)
+	want.ToMap(w, false)
+	for k, v := range w {
+		if !recordtest.Equal(g[k], v) {
+			t.Errorf("%s: field %s is %#v, want %#v", what, k, g[k], v)
+		}
+	}
+}
