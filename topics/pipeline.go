@@ -238,7 +238,8 @@ func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ a
 		r.checkBounds(rec)
 		tr := r.reuse().(Record)
 		_ = tr.FromMap(rec) // what the type holds of it
-		f.checked = true
+		tr.header().RcvStamp = f.rcv
+		f.checked, f.stamped = true, true
 		return tr, false
 	}
 	return rec, false
@@ -443,8 +444,8 @@ func (r *Reader) nextSeq(rec any, st *seqState, seq int32, snd float64, historic
 // queues it. checked says the decoder found the record obeys them all
 // already (see facts).
 func (r *Reader) deliver(rec any, historical, checked bool) {
-	if !checked {
-		r.checkBounds(rec.(map[string]any)) // typed records are checked as decoded
+	if m, ok := rec.(map[string]any); ok && !checked { // typed records are checked as decoded
+		r.checkBounds(m)
 	}
 	r.push(rec, historical)
 }
