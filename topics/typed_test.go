@@ -327,3 +327,34 @@ func TestTypedReader_OtherSchema(t *testing.T) {
 		t.Errorf("record of another schema: %+v", got)
 	}
 }
+
+// TestWriter_WriteRecord: a writer takes typed records of its own topic
+// without a TypedWriter, and refuses those of another.
+func TestWriter_WriteRecord(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	tr := typedReader[*ex.Scalars](t, d, comp, tp, topics.ReaderOptions{})
+	_, w := startWriter(t, d, comp, 1, tp)
+	var rec topics.Record = someScalars(3)
+	if _, err := w.WriteRecord(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	if err := w.WriteRecordAsync(ctx, someScalars(4), func(_ topics.WriteResult, err error) { done <- err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int32{3000, 4000} {
+		got, err := tr.Next(ctx)
+		if err != nil || got.Int0 != want {
+			t.Fatalf("Next = %+v, %v; want int0 %d", got, err, want)
+		}
+	}
+	if _, err := w.WriteRecord(ctx, &ex.Arrays{}); !errors.Is(err, topics.ErrRecordType) {
+		t.Errorf("Arrays record on the scalars writer: %v", err)
+	}
+}
