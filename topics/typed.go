@@ -12,9 +12,13 @@ import (
 var ErrRecordType = errors.New("topics: record type does not match the topic")
 
 // recordTypeOf returns the RecordType of R (R's RecordType method must
-// not use its receiver, which is nil here: salgen's do not).
+// not use its receiver, which is nil here: salgen's do not), or nil when
+// R is an interface type (topics.Record itself).
 func recordTypeOf[R Record]() *RecordType {
 	var zero R
+	if any(zero) == nil {
+		return nil
+	}
 	return zero.RecordType()
 }
 
@@ -40,14 +44,22 @@ func checkType(typ *RecordType, t interface {
 // they share the writer's sequence numbers. A typed record goes to the
 // Avro bytes without a map in between.
 type TypedWriter[R Record] struct {
-	w *Writer
+	w       *Writer
+	dynamic bool // R is Record: each record's type is checked
 }
 
 // NewTypedWriter returns the typed writer of w. It fails, matching
 // ErrRecordType, when R was generated for another topic or from another
 // version of its schema.
+//
+// R may be Record itself, for code that handles records of several types:
+// each record's type is then checked as it is written (Writer.WriteRecord).
 func NewTypedWriter[R Record](w *Writer) (*TypedWriter[R], error) {
-	if err := checkType(recordTypeOf[R](), w.topic, w.in.d.defsVersion(w.topic.Component)); err != nil {
+	typ := recordTypeOf[R]()
+	if typ == nil {
+		return &TypedWriter[R]{w: w, dynamic: true}, nil
+	}
+	if err := checkType(typ, w.topic, w.in.d.defsVersion(w.topic.Component)); err != nil {
 		return nil, err
 	}
 	return &TypedWriter[R]{w: w}, nil
@@ -60,6 +72,9 @@ func (t *TypedWriter[R]) Writer() *Writer { return t.w }
 // (Record.Validate), sends it and returns once the broker acknowledged it
 // or ctx is done, as Writer.Write does for a map record.
 func (t *TypedWriter[R]) Write(ctx context.Context, rec R) (WriteResult, error) {
+	if t.dynamic {
+		return t.w.WriteRecord(ctx, rec)
+	}
 	return t.w.writeRecord(ctx, rec, 0)
 }
 
@@ -67,6 +82,9 @@ func (t *TypedWriter[R]) Write(ctx context.Context, rec R) (WriteResult, error) 
 // may be nil) runs when the broker acknowledged it or it failed, as
 // Writer.WriteAsync.
 func (t *TypedWriter[R]) WriteAsync(ctx context.Context, rec R, done func(WriteResult, error)) error {
+	if t.dynamic {
+		return t.w.WriteRecordAsync(ctx, rec, done)
+	}
 	return t.w.sendRecord(ctx, rec, 0, done)
 }
 
@@ -134,8 +152,18 @@ type TypedReader[R Record] struct {
 // NewTypedReader returns the typed reader of r. It fails, matching
 // ErrRecordType, when R was generated for another topic or from another
 // version of its schema.
+//
+// R may be Record itself, for code that handles records of several types,
+// on a reader made with ReaderOptions.Record: its records are then of that
+// type.
 func NewTypedReader[R Record](r *Reader) (*TypedReader[R], error) {
 	typ := recordTypeOf[R]()
+	if typ == nil {
+		if r.typ == nil {
+			return nil, fmt.Errorf("%w: %s: a TypedReader of any Record needs a reader made with ReaderOptions.Record", ErrRecordType, r.topic)
+		}
+		typ = r.typ
+	}
 	if err := checkType(typ, r.topic, r.in.d.defsVersion(r.topic.Component)); err != nil {
 		return nil, err
 	}

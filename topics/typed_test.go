@@ -358,3 +358,39 @@ func TestWriter_WriteRecord(t *testing.T) {
 		t.Errorf("Arrays record on the scalars writer: %v", err)
 	}
 }
+
+// TestTyped_AnyRecord: TypedReader and TypedWriter of Record itself read
+// and write records whose type is known at run time.
+func TestTyped_AnyRecord(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	_, rs := startInstance(t, d, comp, 0, topics.ReaderOptions{Record: (*ex.Scalars)(nil).RecordType()}, tp)
+	tr, err := topics.NewTypedReader[topics.Record](rs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, w := startWriter(t, d, comp, 1, tp)
+	tw, err := topics.NewTypedWriter[topics.Record](w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(ctx, someScalars(6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(ctx, &ex.Arrays{}); !errors.Is(err, topics.ErrRecordType) {
+		t.Errorf("Arrays record: %v", err)
+	}
+	got, err := tr.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := got.(*ex.Scalars); !ok || s.Int0 != 6000 {
+		t.Errorf("Next = %#v", got)
+	}
+	_, maps := startInstance(t, d, comp, 0, topics.ReaderOptions{}, tp)
+	if _, err := topics.NewTypedReader[topics.Record](maps[0]); !errors.Is(err, topics.ErrRecordType) {
+		t.Errorf("TypedReader[Record] of a map reader: %v", err)
+	}
+}
