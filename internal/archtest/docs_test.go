@@ -240,6 +240,10 @@ func TestGoDoc_ShowsMethods(t *testing.T) {
 		{"remote", "Remote.Command"},
 		{"controller", "CSC.HandleFunc"},
 		{"controller", "Script.Checkpoint"},
+		{"topics", "TypedReader.Next"},
+		{"topics", "TypedWriter.Write"},
+		{"examples/gen/example", "Remote.CmdSetScalars"},
+		{"examples/gen/example", "CSC.HandleSetScalars"},
 	} {
 		out, err := exec.Command("go", "doc", mod+"/"+q[0], q[1]).CombinedOutput()
 		name := q[1][strings.Index(q[1], ".")+1:]
