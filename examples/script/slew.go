@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/lsst-sal/salgo/examples/gen/example"
 	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/sal"
 )
@@ -13,7 +14,7 @@ import (
 //go:embed schema.yaml
 var schema []byte
 
-// TestIndex is the SAL index of the Test CSC the script commands.
+// TestIndex is the SAL index of the Example CSC the script commands.
 const TestIndex = 1
 
 // Config is the script's configuration (schema.yaml, defaults filled).
@@ -28,20 +29,31 @@ type Config struct {
 func Spec() sal.ScriptSpec {
 	var (
 		cfg  Config
-		test *sal.Remote
+		test *example.Remote
 	)
 	return sal.ScriptSpec{
 		Name:        "SlewTest",
-		Description: "Steps the Test CSC through setScalars commands",
-		Help: "Brings Test:1 to ENABLED (if `enable`), then sends `steps` setScalars commands " +
-			"(int0 = 1, 2, ...), each followed by Test's wait command of `wait` seconds. " +
+		Description: "Steps the Example CSC through setScalars commands",
+		Help: "Brings Example:1 to ENABLED (if `enable`), then sends `steps` setScalars commands " +
+			"(int0 = 1, 2, ...), each followed by Example's wait command of `wait` seconds. " +
 			"Checkpoints `step 1`, `step 2`, ... come before the steps.",
 		Schema: schema,
 		// The Remote is made before the script starts, so that
-		// description.remotes lists it ("Test:1").
+		// description.remotes lists it ("Example:1"). It is the typed
+		// Remote of package examples/gen/example, which carries Example's
+		// definition: the script needs no TS_XML_DIR. It commands as
+		// "Script:<index>" and is started here, as Script.NewRemote does.
 		Setup: func(ctx context.Context, s *sal.Script) (err error) {
-			test, err = s.NewRemote(ctx, "Test", TestIndex, remote.WithInclude("summaryState", "heartbeat"))
-			return err
+			test, err = example.NewRemote(s.Domain(), TestIndex,
+				remote.WithIdentity(s.Identity()), remote.WithInclude("summaryState", "heartbeat"))
+			if err != nil {
+				return err
+			}
+			if err := test.Start(ctx); err != nil {
+				test.Close()
+				return err
+			}
+			return nil
 		},
 		Configure: func(ctx context.Context, s *sal.Script, c *sal.ScriptConfiguration) error {
 			if err := c.Decode(&cfg); err != nil {
@@ -56,7 +68,7 @@ func Spec() sal.ScriptSpec {
 		},
 		Run: func(ctx context.Context, s *sal.Script) error {
 			if cfg.Enable {
-				if _, err := sal.SetSummaryState(ctx, test, sal.Enabled, ""); err != nil {
+				if _, err := sal.SetSummaryState(ctx, test.Remote, sal.Enabled, ""); err != nil {
 					return err
 				}
 			}
@@ -65,11 +77,12 @@ func Spec() sal.ScriptSpec {
 					return err // paused there and stopped, or a stop checkpoint
 				}
 				s.Logger().Info(fmt.Sprintf("step %d of %d", i, cfg.Steps))
-				if _, err := test.Command(ctx, "setScalars", map[string]any{"int0": i, "string0": fmt.Sprintf("step %d of %d", i, cfg.Steps)}); err != nil {
+				step := &example.CmdSetScalars{Int0: int32(i), String0: fmt.Sprintf("step %d of %d", i, cfg.Steps)}
+				if _, err := test.CmdSetScalars(ctx, step); err != nil {
 					return err
 				}
 				if cfg.Wait > 0 {
-					if _, err := test.Command(ctx, "wait", map[string]any{"duration": cfg.Wait}); err != nil {
+					if _, err := test.CmdWait(ctx, &example.CmdWait{Duration: cfg.Wait}); err != nil {
 						return err
 					}
 				}
@@ -77,7 +90,7 @@ func Spec() sal.ScriptSpec {
 			return nil
 		},
 		Cleanup: func(ctx context.Context, s *sal.Script) error {
-			s.Logger().Info("Cleanup: leaving Test:" + strconv.Itoa(TestIndex) + " as it is")
+			s.Logger().Info("Cleanup: leaving Example:" + strconv.Itoa(TestIndex) + " as it is")
 			return nil
 		},
 	}

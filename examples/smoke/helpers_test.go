@@ -22,7 +22,7 @@ import (
 
 // examples are the programs built, by directory under examples/; salctl
 // is built too, from its own module in cmd/salctl.
-var examples = []string{"quickstart", "schemas", "write", "read", "localkafka", "telemetrycsc", "remote", "savefile"}
+var examples = []string{"quickstart", "typed", "schemas", "write", "read", "localkafka", "telemetrycsc", "remote", "savefile"}
 
 // binDir holds the built examples.
 var binDir string

@@ -26,6 +26,30 @@ func TestQuickstart(t *testing.T) {
 	}
 }
 
+// TestTyped: the quickstart on typed records prints the states, the three
+// acknowledgements and the scalars telemetry read back as structs, with
+// the Mode enumeration's names; the same with TS_XML_DIR set (ts_xml has
+// no Example: the generated package brings it).
+func TestTyped(t *testing.T) {
+	t.Parallel()
+	const want = "CSC Example:1 started in STANDBY\n" +
+		"states: [STANDBY DISABLED ENABLED]\n" +
+		"summaryState: ENABLED\n" +
+		"setScalars Idle: CMD_COMPLETE; scalars: int0=1 (Idle) double0=0.25 string0=\"mode Idle\" seqNum=1\n" +
+		"setScalars Tracking: CMD_COMPLETE; scalars: int0=2 (Tracking) double0=0.5 string0=\"mode Tracking\" seqNum=2\n" +
+		"setScalars Slewing: CMD_COMPLETE; scalars: int0=3 (Slewing) double0=0.75 string0=\"mode Slewing\" seqNum=3\n" +
+		"typed: done\n"
+	envs := [][]string{baseEnv()}
+	if dir := os.Getenv(salxml.EnvDir); dir != "" {
+		envs = append(envs, append(baseEnv(), salxml.EnvDir+"="+dir))
+	}
+	for _, env := range envs {
+		if r := mustRun(t, env, "typed"); r.stdout != want {
+			t.Errorf("typed's output, want\n%s\n%s", want, r)
+		}
+	}
+}
+
 func TestSchemas(t *testing.T) {
 	t.Parallel()
 	r := mustRun(t, baseEnv(), "schemas", "-component", "Example")

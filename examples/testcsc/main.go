@@ -2,7 +2,10 @@
 // it (run_test_csc): testcsc INDEX [--state STATE] [--override FILE]
 // [--loglevel N] [--configdir DIR] [--version]. It serves the Test
 // component when the definitions have it (TS_XML_DIR pointing at ts_xml),
-// else the SDK's built-in copy, Example, so that
+// else the SDK's own copy of it, Example. Its handlers are written on the
+// typed records of examples/gen/example, which carries Example's
+// definition (serving Test, whose topics have the same fields, the same
+// records go through the map API), so that
 //
 //	go run ./examples/testcsc 1 --state enabled --embedded
 //

@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	"github.com/lsst-sal/salgo/examples/gen/example"
 	"github.com/lsst-sal/salgo/sal"
+	"github.com/lsst-sal/salgo/topics"
 )
 
 // Version is the Go TestCsc's cscVersion.
@@ -39,8 +40,15 @@ type Config struct {
 // same names, wait sends CMD_INPROGRESS with its duration and completes
 // after it (a negative duration: no INPROGRESS, to test timeouts), fault
 // faults with code 1; it is configurable with the Test v2 schema.
+//
+// Its handlers are written once, on the typed records of the Example
+// component (package examples/gen/example, which carries Example's
+// definition, so the program needs no TS_XML_DIR). Serving Example, they
+// use the typed CSC; serving ts_xml's Test, whose topics have the same
+// fields, the same records go through the map API (FromMap, ToMap).
 type TestCSC struct {
 	*sal.CSC
+	typed  *example.CSC // nil when serving Test
 	mu     sync.Mutex
 	config *Config
 }
@@ -74,7 +82,7 @@ func New(b *sal.Bus, index int, opts ...sal.CSCOption) (*sal.CSC, error) {
 // NewTestCSC is New, returning the TestCSC.
 func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) {
 	t := &TestCSC{}
-	csc, err := b.NewCSC(Component(b), index, append([]sal.CSCOption{
+	opts = append([]sal.CSCOption{
 		controller.WithVersion(Version),
 		controller.WithEnabledCommands("setScalars", "setArrays", "wait"),
 		controller.WithConcurrent("wait"),
@@ -98,53 +106,131 @@ func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) 
 				return nil
 			},
 		}),
-	}, opts...)...)
+	}, opts...)
+	if Component(b) == "Test" {
+		csc, err := b.NewCSC("Test", index, opts...)
+		if err != nil {
+			return nil, err
+		}
+		t.CSC = csc
+		csc.HandleFunc("setScalars", fromMap(t.setScalars))
+		csc.HandleFunc("setArrays", fromMap(t.setArrays))
+		csc.HandleFunc("wait", fromMap(t.wait))
+		csc.HandleFunc("fault", fromMap(t.fault))
+		return t, nil
+	}
+	csc, err := example.NewCSC(b.Domain, index, opts...)
 	if err != nil {
 		return nil, err
 	}
-	t.CSC = csc
-	csc.HandleFunc("setScalars", t.echo("setScalars", "scalars"))
-	csc.HandleFunc("setArrays", t.echo("setArrays", "arrays"))
-	csc.HandleFunc("wait", func(ctx context.Context, cmd *sal.Command) error {
-		d := time.Duration(cmd.Data["duration"].(float64) * float64(time.Second))
-		if d >= 0 {
-			if err := cmd.InProgress(ctx, d, ""); err != nil {
-				return err
-			}
-		} else {
-			d = -d
+	t.CSC, t.typed = csc.CSC, csc
+	for _, err := range []error{
+		csc.HandleSetScalars(t.setScalars),
+		csc.HandleSetArrays(t.setArrays),
+		csc.HandleWait(t.wait),
+		csc.HandleFault(t.fault),
+	} {
+		if err != nil {
+			csc.Close()
+			return nil, err
 		}
-		select {
-		case <-time.After(d):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	})
-	csc.HandleFunc("fault", func(ctx context.Context, cmd *sal.Command) error {
-		csc.Logger().Warn("executing the fault command")
-		return csc.Fault(ctx, 1, "executing the fault command", "")
-	})
+	}
 	return t, nil
 }
 
-// echo writes a command's data to the event (set_write: only if it
-// changed) and the telemetry topic of the same name, as TestCsc's
-// do_setScalars and do_setArrays.
-func (t *TestCSC) echo(cmd, topic string) func(context.Context, *sal.Command) error {
-	return func(ctx context.Context, c *sal.Command) error {
-		fields := map[string]any{}
-		for k, v := range c.Data {
-			if !strings.HasPrefix(k, "private_") && k != "salIndex" {
-				fields[k] = v
-			}
-		}
-		if _, err := t.MustEvent(topic).SetWrite(ctx, fields, false); err != nil {
+// setScalars writes the command's data to the scalars event (set_write:
+// only if it changed) and telemetry, as TestCsc's do_setScalars.
+func (t *TestCSC) setScalars(ctx context.Context, cmd *sal.Command, data *example.CmdSetScalars) error {
+	evt, tel := example.EvtScalars(*data), example.Scalars(*data)
+	evt.Private, tel.Private = topics.Private{}, topics.Private{}
+	var ev *topics.TypedWriter[*example.EvtScalars]
+	var tw *topics.TypedWriter[*example.Scalars]
+	if t.typed != nil {
+		ev, tw = t.typed.EvtScalars(), t.typed.Scalars()
+	}
+	return echo(ctx, t, "setScalars", "scalars", ev, &evt, tw, &tel)
+}
+
+// setArrays writes the command's data to the arrays event (set_write) and
+// telemetry, as TestCsc's do_setArrays.
+func (t *TestCSC) setArrays(ctx context.Context, cmd *sal.Command, data *example.CmdSetArrays) error {
+	evt, tel := example.EvtArrays(*data), example.Arrays(*data)
+	evt.Private, tel.Private = topics.Private{}, topics.Private{}
+	var ev *topics.TypedWriter[*example.EvtArrays]
+	var tw *topics.TypedWriter[*example.Arrays]
+	if t.typed != nil {
+		ev, tw = t.typed.EvtArrays(), t.typed.Arrays()
+	}
+	return echo(ctx, t, "setArrays", "arrays", ev, &evt, tw, &tel)
+}
+
+// wait sends CMD_INPROGRESS with the duration and completes after it; a
+// negative duration waits as long without CMD_INPROGRESS.
+func (t *TestCSC) wait(ctx context.Context, cmd *sal.Command, data *example.CmdWait) error {
+	d := time.Duration(data.Duration * float64(time.Second))
+	if d >= 0 {
+		if err := cmd.InProgress(ctx, d, ""); err != nil {
 			return err
 		}
-		t.Logger().Info("executing " + cmd)
-		_, err := t.MustTelemetry(topic).Write(ctx, fields)
+	} else {
+		d = -d
+	}
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// fault goes to FAULT with error code 1.
+func (t *TestCSC) fault(ctx context.Context, cmd *sal.Command, _ *example.CmdFault) error {
+	t.Logger().Warn("executing the fault command")
+	return t.Fault(ctx, 1, "executing the fault command", "")
+}
+
+// echo writes evt to the event topic (set_write: only if it changed) and
+// tel to the telemetry topic: with the typed writers ev and tw when the
+// CSC serves Example, else (ev and tw nil: Test) as maps with the CSC's
+// writers of those names.
+func echo[E, T topics.Record](ctx context.Context, t *TestCSC, cmd, topic string, ev *topics.TypedWriter[E], evt E, tw *topics.TypedWriter[T], tel T) error {
+	if ev != nil {
+		if _, err := ev.SetWrite(ctx, evt, false); err != nil {
+			return err
+		}
+	} else if _, err := t.MustEvent(topic).SetWrite(ctx, toMap(evt), false); err != nil {
 		return err
+	}
+	t.Logger().Info("executing " + cmd)
+	var err error
+	if tw != nil {
+		_, err = tw.Write(ctx, tel)
+	} else {
+		_, err = t.MustTelemetry(topic).Write(ctx, toMap(tel))
+	}
+	return err
+}
+
+// toMap is rec's user fields as a map record.
+func toMap(rec topics.Record) map[string]any {
+	m := map[string]any{}
+	rec.ToMap(m, false)
+	return m
+}
+
+// fromMap is a map handler that fills a new *R from the command's data
+// (Record.FromMap) and calls fn with it, as the typed CSC's Handle methods
+// do: how the typed handlers serve Test.
+func fromMap[R any, P interface {
+	*R
+	topics.Record
+}](fn func(context.Context, *sal.Command, P) error) func(context.Context, *sal.Command) error {
+	return func(ctx context.Context, cmd *sal.Command) error {
+		data := P(new(R))
+		if err := data.FromMap(cmd.Data); err != nil {
+			return err
+		}
+		return fn(ctx, cmd, data)
 	}
 }
 

@@ -23,8 +23,8 @@
 //     description, metadata, checkpoints, logMessage and the exit code.
 //
 // They run on the Example component, and on the Test component of ts_xml
-// when TS_XML_DIR is set ((e) needs it: the Script component is in ts_xml
-// only). They skip unless LSST_KAFKA_BROKER_ADDR,
+// when TS_XML_DIR is set ((e) needs it: the Python ScriptQueue reads the
+// Script component from ts_xml; the script commands Example:1). They skip unless LSST_KAFKA_BROKER_ADDR,
 // LSST_SCHEMA_REGISTRY_URL and SALGO_PYTHON (a Python with
 // py/requirements.txt installed) are set; the security tests skip unless
 // the KAFKA_SASL_* / KAFKA_SSL_ADDR / KAFKA_TLS_DIR variables of

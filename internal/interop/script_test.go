@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/controller"
+	examplegen "github.com/lsst-sal/salgo/examples/gen/example"
 	"github.com/lsst-sal/salgo/internal/testcsc"
 	"github.com/lsst-sal/salgo/sal"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -25,14 +26,17 @@ import (
 // confluent-kafka serializers; resumes a pause, stops or SIGTERMs at a
 // checkpoint; and checks every state event (state, lastCheckpoint,
 // numCheckpoints, reason), description, metadata, checkpoints, logLevel,
-// the final log line and the exit code. The script commands a Go Test
-// CSC on the same bus. It needs TS_XML_DIR (the Script and Test
-// components) besides what every interop test needs.
+// the final log line and the exit code. The script commands a Go Example
+// CSC on the same bus (the typed CSC of examples/gen/example, which brings
+// Example's definition: ts_xml has none). The script binary gets TS_XML_DIR
+// (it reads the Script component from there and adds Example to it); the
+// Python side needs it for Script. It needs TS_XML_DIR besides what every
+// interop test needs.
 func TestScriptQueuePython(t *testing.T) {
 	env := needInterop(t)
 	dir := os.Getenv(salxml.EnvDir)
 	if dir == "" {
-		t.Skip("TS_XML_DIR is unset: the Script and Test components are only in ts_xml")
+		t.Skip("TS_XML_DIR is unset: the Python ScriptQueue reads the Script component from ts_xml")
 	}
 	salDir, err := salxml.Locate(dir)
 	if err != nil {
@@ -54,11 +58,14 @@ func TestScriptQueuePython(t *testing.T) {
 	sub := subname(t)
 	ctx := ctxFor(t, 10*time.Minute)
 	bus := connect(t, defs, sub)
-	test, err := bus.NewCSC("Test", 1, controller.WithAllowMissing(),
+	// Example:1, which the script commands: its definition comes from the
+	// generated package (examplegen.Use), the handlers from internal/testcsc.
+	typed, err := examplegen.NewCSC(bus.Domain, 1, controller.WithAllowMissing(),
 		controller.WithEnabledCommands(testcsc.EnabledCommands()...), controller.WithConcurrent(testcsc.Concurrent()...))
 	if err != nil {
 		t.Fatal(err)
 	}
+	test := typed.CSC
 	defer test.Close()
 	if err := testcsc.Handle(test, testcsc.Complete); err != nil {
 		t.Fatal(err)
@@ -68,7 +75,7 @@ func TestScriptQueuePython(t *testing.T) {
 	}
 
 	state := func(name, last string, n int, reason string) []any { return []any{name, last, n, reason} }
-	description := map[string]any{"classname": "SlewTest", "description": "Steps the Test CSC through setScalars commands", "remotes": "Test:1"}
+	description := map[string]any{"classname": "SlewTest", "description": "Steps the Example CSC through setScalars commands", "remotes": "Example:1"}
 	final := func(s string) string { return "Setting final state to " + s }
 	cases := []map[string]any{
 		{
@@ -99,7 +106,7 @@ func TestScriptQueuePython(t *testing.T) {
 			"exit_code": 0, "configure_result": "Done", "description": description,
 			"metadata":    map[string]any{"duration": 60.0, "totalCheckpoints": 2},
 			"checkpoints": []any{"", ""},
-			"logs":        []any{"Cleanup: leaving Test:1 as it is", final("<ScriptState.STOPPED: 9>")},
+			"logs":        []any{"Cleanup: leaving Example:1 as it is", final("<ScriptState.STOPPED: 9>")},
 		},
 		{
 			"name":      "configure fails",
@@ -112,7 +119,7 @@ func TestScriptQueuePython(t *testing.T) {
 			"logs": []any{"config(steps: 0) failed", final("<ScriptState.CONFIGURE_FAILED: 11>")},
 		},
 		{
-			"name":      "run fails (Test in STANDBY)",
+			"name":      "run fails (Example in STANDBY)",
 			"configure": map[string]any{"config": "enable: false"},
 			"states": []any{
 				state("UNCONFIGURED", "", 0, ""), state("CONFIGURED", "", 0, ""), state("CONFIGURED", "", 0, ""),
