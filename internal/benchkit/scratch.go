@@ -73,11 +73,14 @@ func RunScratch(b *testing.B, bench string, s Size) {
 	} else if count == "" || b.N > 1 {
 		count = strconv.Itoa(b.N) + "x"
 	} // else the first run of a duration: the child runs that long
-	scratch.once.Do(buildScratch)
+	built := false
+	scratch.once.Do(func() { buildScratch(); built = true })
 	if scratch.err != nil {
 		b.Fatal(scratch.err)
 	}
-	b.Logf("scratch module %s (generated and built in %v)", scratch.dir, scratch.setup.Round(time.Millisecond))
+	if built {
+		b.Logf("scratch module %s: generated and built in %v", scratch.dir, scratch.setup.Round(time.Millisecond))
+	}
 
 	name := "Benchmark" + bench + "/" + s.Name
 	args := []string{"-test.run", "^$", "-test.bench", "^Benchmark" + bench + "$/^" + s.Name + "$", "-test.benchtime", count}
