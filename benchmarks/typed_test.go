@@ -18,7 +18,9 @@ import (
 // for it, outside the timed part), runs the same benchkit function there
 // with this benchmark's b.N and reports its figures here. Without
 // TS_XML_DIR those rows are skipped, as the other fad and largest rows
-// are.
+// are. With -benchtime Nx the child runs N iterations; with a duration
+// it runs for that long and the row's iteration count reads 1 (the
+// figures are the child's).
 
 // forTyped runs benchmark bench for the three sizes: small with small
 // (benchkit's function for example.Scalars), the others in the scratch
