@@ -1,96 +1,32 @@
 package benchmarks
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/lsst-sal/salgo/internal/benchkit"
 	"github.com/lsst-sal/salgo/internal/codec"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
-// sizes are the three record sizes every codec benchmark runs on.
-var sizes = []struct {
-	name, comp, topic string
-}{
-	{"small", "Example", "scalars"},                                         // ~100 B: every SAL type once
-	{"fad", "MTM1M3", "forceActuatorData"},                                  // 3.3 KB
-	{"largest", "MTCamera", "logevent_focal_plane_Reb_LimitsConfiguration"}, // ~116 KB
-}
-
-func definitions(tb testing.TB) *salxml.Definitions {
-	tb.Helper()
-	dir := os.Getenv("TS_XML_DIR")
-	if dir == "" {
-		if _, err := os.Stat(filepath.Join("..", "..", "shared", "ts_xml")); err == nil {
-			dir = filepath.Join("..", "..", "shared", "ts_xml")
-		}
-	}
-	if dir == "" {
-		return salxml.Embedded()
-	}
-	d, err := salxml.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return d
-}
+// definitions returns the definitions of TS_XML_DIR (benchkit.Definitions).
+func definitions(tb testing.TB) *salxml.Definitions { return benchkit.Definitions(tb) }
 
 // fixture is one topic with a valid record, its encoding and its codecs.
-type fixture struct {
-	topic   *salxml.Topic
-	val     *validate.Validator
-	codec   *codec.Codec
-	generic *codec.Generic
-	rec     map[string]any
-	body    []byte
-}
+type fixture = benchkit.Fixture
 
 func newFixture(tb testing.TB, comp, topic string) *fixture {
 	tb.Helper()
-	defs := definitions(tb)
-	if comp == "Example" {
-		defs = salxml.Embedded()
-	}
-	if !defs.Has(comp) {
-		tb.Skipf("component %s is only in the real ts_xml: set TS_XML_DIR", comp)
-	}
-	c, err := defs.Component(comp)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	t := c.Topic(topic)
-	if t == nil {
-		tb.Fatalf("%s has no topic %s", comp, topic)
-	}
-	f := &fixture{topic: t, val: validate.Compile(t)}
-	if f.codec, err = codec.New(t); err != nil {
-		tb.Fatal(err)
-	}
-	if f.generic, err = codec.NewGeneric(t.AvroSchema()); err != nil {
-		tb.Fatal(err)
-	}
-	f.rec = f.val.Random(rand.New(rand.NewPCG(1, 2)))
-	f.rec["private_revCode"] = t.RevCode()
-	f.rec["private_identity"] = "user@host.example.org"
-	f.rec["private_seqNum"] = int32(12345)
-	f.rec["private_origin"] = int32(4321)
-	if err := f.val.Validate(f.rec); err != nil {
-		tb.Fatal(err)
-	}
-	if f.body, err = f.codec.Append(nil, f.rec); err != nil {
-		tb.Fatal(err)
-	}
-	return f
+	return benchkit.NewFixture(tb, comp, topic)
 }
 
 func forSizes(b *testing.B, fn func(b *testing.B, f *fixture)) {
-	for _, s := range sizes {
-		b.Run(s.name, func(b *testing.B) {
-			f := newFixture(b, s.comp, s.topic)
-			b.SetBytes(int64(len(f.body)))
+	for _, s := range benchkit.Sizes {
+		b.Run(s.Name, func(b *testing.B) {
+			f := newFixture(b, s.Comp, s.Topic)
+			b.SetBytes(int64(len(f.Body)))
 			b.ReportAllocs()
 			fn(b, f)
 		})
@@ -101,7 +37,7 @@ func forSizes(b *testing.B, fn func(b *testing.B, f *fixture)) {
 func BenchmarkValidate(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			if err := f.val.Validate(f.rec); err != nil {
+			if err := f.Val.Validate(f.Rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -113,11 +49,11 @@ func BenchmarkValidate(b *testing.B) {
 func BenchmarkValidateEncode(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			if err := f.val.Validate(f.rec); err != nil {
+			if err := f.Val.Validate(f.Rec); err != nil {
 				b.Fatal(err)
 			}
-			buf := codec.AppendHeader(make([]byte, 0, 5+f.codec.SizeHint()), 1)
-			if _, err := f.codec.Append(buf, f.rec); err != nil {
+			buf := codec.AppendHeader(make([]byte, 0, 5+f.Codec.SizeHint()), 1)
+			if _, err := f.Codec.Append(buf, f.Rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -129,13 +65,13 @@ func BenchmarkValidateEncode(b *testing.B) {
 // the record).
 func BenchmarkValidateEncodePooled(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
-		buf := make([]byte, 0, 5+f.codec.SizeHint())
+		buf := make([]byte, 0, 5+f.Codec.SizeHint())
 		for b.Loop() {
-			if err := f.val.Validate(f.rec); err != nil {
+			if err := f.Val.Validate(f.Rec); err != nil {
 				b.Fatal(err)
 			}
 			var err error
-			if buf, err = f.codec.Append(codec.AppendHeader(buf[:0], 1), f.rec); err != nil {
+			if buf, err = f.Codec.Append(codec.AppendHeader(buf[:0], 1), f.Rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -146,7 +82,7 @@ func BenchmarkValidateEncodePooled(b *testing.B) {
 func BenchmarkHambaEncode(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			if _, err := f.generic.Marshal(f.rec); err != nil {
+			if _, err := f.Generic.Marshal(f.Rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -157,10 +93,10 @@ func BenchmarkHambaEncode(b *testing.B) {
 func BenchmarkHambaValidateEncode(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			if err := f.val.Validate(f.rec); err != nil {
+			if err := f.Val.Validate(f.Rec); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := f.generic.Marshal(f.rec); err != nil {
+			if _, err := f.Generic.Marshal(f.Rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -171,7 +107,7 @@ func BenchmarkHambaValidateEncode(b *testing.B) {
 func BenchmarkDecode(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			if _, err := f.codec.Decode(f.body); err != nil {
+			if _, err := f.Codec.Decode(f.Body); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -183,12 +119,12 @@ func BenchmarkDecode(b *testing.B) {
 // recycles its records): arrays are overwritten in place.
 func BenchmarkDecodeRecycled(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
-		rec, err := f.codec.Decode(f.body)
+		rec, err := f.Codec.Decode(f.Body)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			if err := f.codec.DecodeInto(f.body, rec); err != nil {
+			if err := f.Codec.DecodeInto(f.Body, rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -199,11 +135,11 @@ func BenchmarkDecodeRecycled(b *testing.B) {
 func BenchmarkDecodeCheck(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			rec, err := f.codec.Decode(f.body)
+			rec, err := f.Codec.Decode(f.Body)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if r := f.val.Check(rec); !r.OK() {
+			if r := f.Val.Check(rec); !r.OK() {
 				b.Fatal(r)
 			}
 		}
@@ -215,11 +151,11 @@ func BenchmarkDecodeCheck(b *testing.B) {
 func BenchmarkHambaDecode(b *testing.B) {
 	forSizes(b, func(b *testing.B, f *fixture) {
 		for b.Loop() {
-			rec, err := f.generic.Unmarshal(f.body)
+			rec, err := f.Generic.Unmarshal(f.Body)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := f.val.Normalize(rec); err != nil {
+			if err := f.Val.Normalize(rec); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,7 +8,13 @@
 // The suites run on the embedded broker by default and against a real one
 // when the LSST_* variables are set. Topics of the real ts_xml (MTM1M3
 // forceActuatorData, the largest MTCamera event) need TS_XML_DIR; without
-// it those cases are skipped with the reason. BenchmarkLFAUpload uploads
+// it those cases are skipped with the reason. The typed-record benchmarks
+// of those topics (BenchmarkReadTyped, BenchmarkTypedDecode, ...) run in a
+// scratch module that internal/benchkit generates with salgen from that
+// ts_xml into the user's cache folder (salgo-bench/<hash>) and builds
+// once per process, outside the timed part (seconds when the go command's
+// cache is warm, under a minute when cold); nothing generated from the
+// real ts_xml is committed. BenchmarkLFAUpload uploads
 // 64 MiB unless SALGO_LFA_BENCH_SIZE says otherwise (1GiB in
 // BENCHMARKS.md), to a store in a child process.
 //

@@ -151,7 +151,7 @@ func BenchmarkRemotes(b *testing.B) {
 			time.Sleep(10 * time.Second) // an idle interval to count polls in, not synchronisation
 			idle := float64(fc.fetches.Load()-f0) / 10
 
-			rec := newFixture(b, "Test", "scalars").rec
+			rec := newFixture(b, "Test", "scalars").Rec
 			cpu0 := cputime.Process()
 			b.ResetTimer()
 			start := time.Now()

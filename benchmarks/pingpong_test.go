@@ -98,11 +98,11 @@ func newPingPongIdle(b *testing.B, bus *sal.Bus, idle int) *pingPong {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &kafkaEnv{bus: bus, raw: admin}
-	env.createTopic(b, p.x, 1)
-	env.createTopic(b, p.y, 1)
+	env := &kafkaEnv{Bus: bus, Raw: admin}
+	env.CreateTopic(b, p.x, 1)
+	env.CreateTopic(b, p.y, 1)
 	for _, t := range idles {
-		env.createTopic(b, t, 1)
+		env.CreateTopic(b, t, 1)
 	}
 	admin.Close()
 	p.a, p.b = client(p.y), client(p.x)

@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"internal/salgen":            {"xml"},
 	"cmd/salgen":                 {"internal/salgen", "xml"},
 	"internal/salgen/recordtest": {"internal/codec", "topics", "topics/wire", "validate", "xml"},
+	"internal/benchkit":          {"internal/codec", "internal/salgen", "sal", "topics", "validate", "xml"},
 	"internal/s3":                {},
 	"internal/embedded/s3store":  {},
 	"internal/s3child":           {"internal/embedded/s3store"},
@@ -64,8 +65,8 @@ var thirdParty = map[string][]string{
 	"github.com/twmb/franz-go/pkg/kfake":     {"internal/embedded"},
 	"github.com/twmb/franz-go/pkg/sr/srfake": {"internal/embedded"},
 	"github.com/twmb/franz-go/pkg/sr":        {"internal/registry", "internal/embedded"},
-	"github.com/twmb/franz-go/pkg/kgo":       {"internal/kafka", "internal/embedded", "internal/testbus", "benchmarks"},
-	"github.com/twmb/franz-go/pkg/kadm":      {"internal/kafka", "benchmarks"},
+	"github.com/twmb/franz-go/pkg/kgo":       {"internal/kafka", "internal/embedded", "internal/testbus", "benchmarks", "internal/benchkit"},
+	"github.com/twmb/franz-go/pkg/kadm":      {"internal/kafka", "benchmarks", "internal/benchkit"},
 	"github.com/twmb/franz-go/pkg/sasl":      {"internal/kafka"},
 	"github.com/twmb/franz-go/pkg/kmsg":      {"internal/kafka", "internal/embedded"},
 	"github.com/prometheus/client_golang":    {"sal/salprom"},
@@ -168,7 +169,7 @@ func checkImport(t *testing.T, from, imp string) {
 		}
 		// examples and benchmarks: public packages only, except that the
 		// benchmarks measure the codec directly.
-		if strings.HasPrefix(from, "benchmarks") && to == "internal/codec" {
+		if strings.HasPrefix(from, "benchmarks") && (to == "internal/codec" || to == "internal/benchkit") {
 			return
 		}
 		if strings.HasPrefix(to, "internal/") {

@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/hamba/avro/v2"
 )
@@ -105,6 +106,69 @@ func (g *Generic) Unmarshal(b []byte) (map[string]any, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// StructType returns a Go struct type that hamba's struct decoder can
+// decode the schema's records into (for the benchmarks' baseline): a
+// field per schema field, in order, named F0, F1, ... and tagged
+// avro:"<name>"; Avro boolean as bool, int as int32, long as int64, float
+// as float32, double as float64, string as string, arrays as slices of
+// those, a ["null", T] union as *T.
+func (g *Generic) StructType() (reflect.Type, error) {
+	var fields []reflect.StructField
+	for i, f := range g.schema.(*avro.RecordSchema).Fields() {
+		t, err := goType(f.Type())
+		if err != nil {
+			return nil, fmt.Errorf("codec: field %s: %w", f.Name(), err)
+		}
+		fields = append(fields, reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: t,
+			Tag:  reflect.StructTag(fmt.Sprintf("avro:%q", f.Name())),
+		})
+	}
+	return reflect.StructOf(fields), nil
+}
+
+// UnmarshalStruct decodes b with hamba's struct decoder into v, a pointer
+// to a value of the type StructType returns.
+func (g *Generic) UnmarshalStruct(b []byte, v any) error {
+	return g.api.Unmarshal(g.schema, b, v)
+}
+
+// goType is the Go type StructType gives a value of Avro schema s.
+func goType(s avro.Schema) (reflect.Type, error) {
+	s = deref(s)
+	switch s.Type() {
+	case avro.Boolean:
+		return reflect.TypeFor[bool](), nil
+	case avro.Int:
+		return reflect.TypeFor[int32](), nil
+	case avro.Long:
+		return reflect.TypeFor[int64](), nil
+	case avro.Float:
+		return reflect.TypeFor[float32](), nil
+	case avro.Double:
+		return reflect.TypeFor[float64](), nil
+	case avro.String:
+		return reflect.TypeFor[string](), nil
+	case avro.Array:
+		t, err := goType(s.(*avro.ArraySchema).Items())
+		if err != nil {
+			return nil, err
+		}
+		return reflect.SliceOf(t), nil
+	case avro.Union:
+		u := s.(*avro.UnionSchema)
+		if ts := u.Types(); len(ts) == 2 && ts[0].Type() == avro.Null {
+			t, err := goType(ts[1])
+			if err != nil {
+				return nil, err
+			}
+			return reflect.PointerTo(t), nil
+		}
+	}
+	return nil, fmt.Errorf("no Go type for %s", describe(s))
 }
 
 // wrapUnion returns v in hamba's map form for union u: the first non-null
