@@ -17,8 +17,9 @@ const mod = "github.com/lsst-sal/salgo"
 var allowed = map[string][]string{
 	"xml":                        {},
 	"validate":                   {"xml"},
-	"internal/codec":             {"xml", "topics/wire"},
-	"topics/wire":                {},
+	"internal/codec":             {"xml", "topics/wire", "internal/floatle"},
+	"internal/floatle":           {},
+	"topics/wire":                {"internal/floatle"},
 	"internal/registry":          {},
 	"internal/kafka":             {},
 	"internal/ratelog":           {},

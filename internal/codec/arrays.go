@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/lsst-sal/salgo/internal/floatle"
 	"github.com/lsst-sal/salgo/xml"
 )
 
@@ -25,7 +26,7 @@ func (s *dstate) floats(old []float32, reuse bool) ([]float32, bool, error) {
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
 		}
-		getFloats(dst, s.b[s.off:s.off+4*n])
+		floatle.GetFloats(dst, s.b[s.off:s.off+4*n])
 		s.off += 4 * n
 	}
 	return endArray(out, old, reuse, inPlace, nil)
@@ -48,7 +49,7 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
 		}
-		getDoubles(dst, s.b[s.off:s.off+8*n])
+		floatle.GetDoubles(dst, s.b[s.off:s.off+8*n])
 		s.off += 8 * n
 	}
 	return endArray(out, old, reuse, inPlace, nil)
@@ -82,7 +83,7 @@ func oneBlock[T float32 | float64](s *dstate, slab *[]T) []T {
 	}
 	v := (*slab)[:n:n]
 	*slab = (*slab)[n:]
-	getItems(v, b[h:end])
+	floatle.GetItems(v, b[h:end])
 	s.off += end + 1
 	return v
 }

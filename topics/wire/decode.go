@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/lsst-sal/salgo/internal/floatle"
 )
 
 // The details wrapped around the sentinels; their texts are those of
@@ -464,9 +466,7 @@ func (d *Decoder) Floats(field string, dst []float32) {
 		d.off += 4 * n
 		if total < len(dst) {
 			out := dst[total:min(len(dst), total+n)]
-			for i := range out {
-				out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-			}
+			floatle.GetFloats(out, b[:4*len(out)])
 		}
 		total += n
 	}
@@ -491,9 +491,7 @@ func (d *Decoder) Doubles(field string, dst []float64) {
 		d.off += 8 * n
 		if total < len(dst) {
 			out := dst[total:min(len(dst), total+n)]
-			for i := range out {
-				out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-			}
+			floatle.GetDoubles(out, b[:8*len(out)])
 		}
 		total += n
 	}

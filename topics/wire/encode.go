@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/lsst-sal/salgo/internal/floatle"
 )
 
 // The bit patterns of Python's float("nan") as a float and as a double,
@@ -141,9 +143,9 @@ func AppendUInts(dst []byte, v []uint32) []byte { return appendInts(dst, v) }
 func AppendFloats(dst []byte, v []float32) []byte {
 	dst = arrayHeader(dst, len(v))
 	dst = grow(dst, 4*len(v)+1)
-	for _, x := range v {
-		dst = binary.LittleEndian.AppendUint32(dst, bits32(x))
-	}
+	start := len(dst)
+	dst = dst[:start+4*len(v)]
+	floatle.PutFloats(dst[start:], v)
 	return append(dst, 0)
 }
 
@@ -152,8 +154,8 @@ func AppendFloats(dst []byte, v []float32) []byte {
 func AppendDoubles(dst []byte, v []float64) []byte {
 	dst = arrayHeader(dst, len(v))
 	dst = grow(dst, 8*len(v)+1)
-	for _, x := range v {
-		dst = binary.LittleEndian.AppendUint64(dst, bits64(x))
-	}
+	start := len(dst)
+	dst = dst[:start+8*len(v)]
+	floatle.PutDoubles(dst[start:], v)
 	return append(dst, 0)
 }
