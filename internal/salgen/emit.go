@@ -419,12 +419,9 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("}")
 }
 
-// all returns the record's fields in wire order.
-func (r *record) all() []*field {
-	out := make([]*field, 0, len(r.private)+len(r.fields))
-	out = append(out, r.private...)
-	return append(out, r.fields...)
-}
+// all returns the record's fields in wire order (the private fields are
+// not first in every .avsc topic).
+func (r *record) all() []*field { return r.wire }
 
 func (f *field) typeExpr() string {
 	switch {
