@@ -2,7 +2,11 @@ package salgen_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lsst-sal/salgo/controller"
@@ -10,6 +14,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/salgen/recordtest"
 	"github.com/lsst-sal/salgo/internal/testbus"
 	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -178,6 +183,102 @@ func sameUser(t *testing.T, what string, got, want topics.Record) {
 	for k, v := range w {
 		if !recordtest.Equal(g[k], v) {
 			t.Errorf("%s: field %s is %#v, want %#v", what, k, g[k], v)
+		}
+	}
+}
+
+// TestExample_NoAllocs: AppendAvro into a buffer with room and DecodeAvro
+// into a recycled record whose strings are unchanged do not allocate (the
+// Decoder stays on the stack).
+func TestExample_NoAllocs(t *testing.T) {
+	rec := &example.EvtScalars{String0: "twenty bytes at most", Double0: 1}
+	rec.Private.Identity = "Example:1"
+	rec.Private.RevCode = "abcd1234"
+	buf := rec.AppendAvro(nil)
+	into := &example.EvtScalars{}
+	if _, err := into.DecodeAvro(buf); err != nil {
+		t.Fatal(err)
+	}
+	arr := &example.Arrays{}
+	abuf := arr.AppendAvro(nil)
+	if n := testing.AllocsPerRun(100, func() {
+		buf = rec.AppendAvro(buf[:0])
+		if _, err := into.DecodeAvro(buf); err != nil {
+			t.Fatal(err)
+		}
+		abuf = arr.AppendAvro(abuf[:0])
+		if _, err := arr.DecodeAvro(abuf); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per append and decode", n)
+	}
+}
+
+// TestExample_FromMapErrors: a value of another type is an error naming
+// the field that matches validate.ErrType, and leaves the field zero; a
+// slice of another length keeps the elements both have and matches
+// validate.ErrArrayLength; an absent field is zero.
+func TestExample_FromMapErrors(t *testing.T) {
+	rec := &example.CmdSetArrays{}
+	rec.Double0[4] = 9
+	rec.Int0[0] = 5
+	err := rec.FromMap(map[string]any{
+		"boolean0": []bool{true, false, true, false, true},
+		"double0":  []float64{1, 2},
+		"float0":   []float64{1, 2, 3, 4, 5},
+	})
+	fes := validate.FieldErrors(err)
+	if len(fes) != 2 {
+		t.Fatalf("FromMap: %v", err)
+	}
+	// In field order: float0, then double0.
+	if fes[0].Field != "float0" || !errors.Is(fes[0], validate.ErrType) || !strings.Contains(fes[0].Error(), "Example.command_setArrays: field float0") {
+		t.Errorf("first error %v", fes[0])
+	}
+	if fes[1].Field != "double0" || !errors.Is(fes[1], validate.ErrArrayLength) {
+		t.Errorf("second error %v", fes[1])
+	}
+	if rec.Double0 != [5]float64{1, 2, 0, 0, 0} || rec.Float0 != [5]float32{} || rec.Int0 != [5]int32{} || rec.Boolean0 != [5]bool{true, false, true, false, true} {
+		t.Errorf("record after FromMap: %+v", rec)
+	}
+	s := &example.Scalars{Int0: 3}
+	err = s.FromMap(map[string]any{"int0": int64(4), "string0": "x"})
+	if fes := validate.FieldErrors(err); len(fes) != 1 || fes[0].Field != "int0" || !errors.Is(err, validate.ErrType) || s.Int0 != 0 || s.String0 != "x" {
+		t.Errorf("FromMap: %v, %+v", err, s)
+	}
+}
+
+// TestExample_HostileBodies: DecodeAvro of random and mutated bodies
+// returns (an error or a record) without panicking.
+func TestExample_HostileBodies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c, err := example.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, typ := range example.RecordTypes {
+		rec := typ.New()
+		recordtest.Fill(rec, c.Topics[i], rng)
+		body := rec.AppendAvro(nil)
+		for range 2000 {
+			b := slices.Clone(body)
+			switch rng.IntN(3) {
+			case 0:
+				b[rng.IntN(len(b))] = byte(rng.Uint32())
+			case 1:
+				b = b[:rng.IntN(len(b))]
+				for range rng.IntN(8) {
+					b = append(b, byte(rng.Uint32()))
+				}
+			default:
+				b = make([]byte, rng.IntN(64))
+				for j := range b {
+					b[j] = byte(rng.Uint32())
+				}
+			}
+			_, _ = typ.New().DecodeAvro(b)
+			_, _ = rec.DecodeAvro(b)
 		}
 	}
 }
