@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -250,13 +251,16 @@ func TestExample_FromMapErrors(t *testing.T) {
 }
 
 // TestExample_HostileBodies: DecodeAvro of random and mutated bodies
-// returns (an error or a record) without panicking.
+// returns (an error or a record) without panicking, and into a recycled
+// record allocates no more than the input's length (measured: the bytes
+// allocated over all decodes against the bytes decoded).
 func TestExample_HostileBodies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	c, err := example.Definition()
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, alloc := 0, uint64(0)
 	for i, typ := range example.RecordTypes {
 		rec := typ.New()
 		recordtest.Fill(rec, c.Topics[i], rng)
@@ -278,7 +282,18 @@ func TestExample_HostileBodies(t *testing.T) {
 				}
 			}
 			_, _ = typ.New().DecodeAvro(b)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			_, _ = rec.DecodeAvro(b)
+			runtime.ReadMemStats(&after)
+			in += len(b)
+			alloc += after.TotalAlloc - before.TotalAlloc
 		}
 	}
+	// A string is allocated only when it differs: at most the input, with
+	// the allocator's rounding up to its size classes.
+	if alloc > 2*uint64(in) {
+		t.Errorf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
+	}
+	t.Logf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
 }
