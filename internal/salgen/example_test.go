@@ -14,6 +14,7 @@ import (
 	"github.com/lsst-sal/salgo/examples/gen/example"
 	"github.com/lsst-sal/salgo/internal/salgen/recordtest"
 	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
 	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -296,4 +297,56 @@ func TestExample_HostileBodies(t *testing.T) {
 		t.Errorf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
 	}
 	t.Logf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
+}
+
+// TestExample_Controller: the typed Controller handles a generic command
+// (its own, unlike a CSC's) with typed data and writes typed telemetry.
+func TestExample_Controller(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	c, err := example.NewController(d, 0, controller.WithAllowMissing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	got := make(chan *example.CmdSetLogLevel, 1)
+	err = c.HandleSetLogLevel(func(ctx context.Context, cmd *controller.Command, data *example.CmdSetLogLevel) error {
+		got <- data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := example.NewRemote(d, 0, remote.WithInclude("status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.EvtScalars() != nil || r.Status() == nil {
+		t.Errorf("a Remote reading only status has accessors EvtScalars %v, Status %v", r.EvtScalars(), r.Status())
+	}
+	if _, err := r.CmdSetLogLevel(ctx, &example.CmdSetLogLevel{Level: 10}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case data := <-got:
+		sameUser(t, "command setLogLevel", data, &example.CmdSetLogLevel{Level: 10})
+	case <-ctx.Done():
+		t.Fatal("the handler never ran")
+	}
+	st := &example.Status{Timestamp: 12.5, Temperature: [8]float32{1, 2, 3}, Position: [3]float64{4, 5, 6}, Mode: int32(example.ModeSlewing)}
+	if _, err := c.Status().Write(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := r.Status().Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameUser(t, "telemetry status", rs, st)
 }
