@@ -3,7 +3,10 @@ package salgen
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"strconv"
 	"strings"
 
@@ -27,9 +30,13 @@ func (p *pkg) file(name string, imports []string, body *buf) (File, error) {
 	b.p("%s", p.header())
 	b.p("")
 	b.p("package %s", p.name)
+	names, err := selectors(body.Bytes())
+	if err != nil {
+		return File{}, fmt.Errorf("salgen: %s: %s: %w", p.comp.Name, name, err)
+	}
 	var used []string
 	for _, im := range imports {
-		if im == "" || strings.Contains(body.String(), importName(im)+".") {
+		if im == "" || names[importName(im)] {
 			used = append(used, im)
 		}
 	}
@@ -46,6 +53,26 @@ func (p *pkg) file(name string, imports []string, body *buf) (File, error) {
 		return File{}, fmt.Errorf("salgen: %s: formatting %s: %w", p.comp.Name, name, err)
 	}
 	return File{Name: name, Data: src}, nil
+}
+
+// selectors returns the names x of the selectors x.y in body, the
+// declarations of a Go file (so that an import is kept only when used,
+// whatever the comments say).
+func selectors(body []byte) (map[string]bool, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", append([]byte("package p\n"), body...), parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := s.X.(*ast.Ident); ok {
+				names[id.Name] = true
+			}
+		}
+		return true
+	})
+	return names, nil
 }
 
 // importName returns the name an import line binds: its alias, or the
@@ -190,9 +217,10 @@ func salgenGet[T any](e *salgenErrs, src map[string]any, field string, typ salxm
 	if !ok {
 		e.add(field, typ, v, validate.ErrType)
 	}
-}
-
-// salgenGetNullable sets *dst from src[field]: nil when absent or nil,
+}`)
+	if p.has(func(f *field) bool { return f.f.Nullable }) {
+		b.p("")
+		b.p(`// salgenGetNullable sets *dst from src[field]: nil when absent or nil,
 // or when of another type than T (an error).
 func salgenGetNullable[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst **T) {
 	v, ok := src[field]
@@ -207,9 +235,11 @@ func salgenGetNullable[T any](e *salgenErrs, src map[string]any, field string, t
 		return
 	}
 	*dst = &x
-}
-
-// salgenGetArray fills dst from the slice src[field]: zero when absent or
+}`)
+	}
+	if p.has((*field).isArray) {
+		b.p("")
+		b.p(`// salgenGetArray fills dst from the slice src[field]: zero when absent or
 // of another type (an error); the elements both have when of another
 // length (an error).
 func salgenGetArray[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst []T) {
@@ -228,8 +258,21 @@ func salgenGetArray[T any](e *salgenErrs, src map[string]any, field string, typ 
 		e.add(field, typ, v, validate.ErrArrayLength)
 	}
 }`)
+	}
 	return p.file("component.go", []string{`"embed"`, `"errors"`, `"io/fs"`, `"sync"`, "",
 		quote(modPath + "/topics"), quote(modPath + "/validate"), "salxml " + quote(modPath+"/xml")}, &b)
+}
+
+// has says whether a field of the package's records satisfies ok.
+func (p *pkg) has(ok func(*field) bool) bool {
+	for _, r := range p.records {
+		for _, f := range r.fields {
+			if ok(f) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // enumsFile writes enums.go.
