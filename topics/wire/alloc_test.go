@@ -186,3 +186,26 @@ func exampleTopicCodec(tb testing.TB, name string) *codec.Codec {
 	_, c := exampleTopic(tb, name)
 	return c
 }
+
+func BenchmarkAppendArrays(b *testing.B) {
+	_, arrays := exampleBodies(b)
+	var a exArrays
+	if _, err := a.DecodeAvro(arrays); err != nil {
+		b.Fatal(err)
+	}
+	c := exampleTopicCodec(b, "arrays")
+	rec, _ := c.Decode(arrays)
+	buf := make([]byte, 0, 512)
+	b.Run("wire", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf = a.AppendAvro(buf[:0])
+		}
+	})
+	b.Run("codec.Append", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ = c.Append(buf[:0], rec)
+		}
+	})
+}
