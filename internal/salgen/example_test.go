@@ -2,14 +2,21 @@ package salgen_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lsst-sal/salgo/controller"
 	"github.com/lsst-sal/salgo/examples/gen/example"
 	"github.com/lsst-sal/salgo/internal/salgen/recordtest"
 	"github.com/lsst-sal/salgo/internal/testbus"
+	"github.com/lsst-sal/salgo/remote"
 	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -180,4 +187,166 @@ func sameUser(t *testing.T, what string, got, want topics.Record) {
 			t.Errorf("%s: field %s is %#v, want %#v", what, k, g[k], v)
 		}
 	}
+}
+
+// TestExample_NoAllocs: AppendAvro into a buffer with room and DecodeAvro
+// into a recycled record whose strings are unchanged do not allocate (the
+// Decoder stays on the stack).
+func TestExample_NoAllocs(t *testing.T) {
+	rec := &example.EvtScalars{String0: "twenty bytes at most", Double0: 1}
+	rec.Private.Identity = "Example:1"
+	rec.Private.RevCode = "abcd1234"
+	buf := rec.AppendAvro(nil)
+	into := &example.EvtScalars{}
+	if _, err := into.DecodeAvro(buf); err != nil {
+		t.Fatal(err)
+	}
+	arr := &example.Arrays{}
+	abuf := arr.AppendAvro(nil)
+	if n := testing.AllocsPerRun(100, func() {
+		buf = rec.AppendAvro(buf[:0])
+		if _, err := into.DecodeAvro(buf); err != nil {
+			t.Fatal(err)
+		}
+		abuf = arr.AppendAvro(abuf[:0])
+		if _, err := arr.DecodeAvro(abuf); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per append and decode", n)
+	}
+}
+
+// TestExample_FromMapErrors: a value of another type is an error naming
+// the field that matches validate.ErrType, and leaves the field zero; a
+// slice of another length keeps the elements both have and matches
+// validate.ErrArrayLength; an absent field is zero.
+func TestExample_FromMapErrors(t *testing.T) {
+	rec := &example.CmdSetArrays{}
+	rec.Double0[4] = 9
+	rec.Int0[0] = 5
+	err := rec.FromMap(map[string]any{
+		"boolean0": []bool{true, false, true, false, true},
+		"double0":  []float64{1, 2},
+		"float0":   []float64{1, 2, 3, 4, 5},
+	})
+	fes := validate.FieldErrors(err)
+	if len(fes) != 2 {
+		t.Fatalf("FromMap: %v", err)
+	}
+	// In field order: float0, then double0.
+	if fes[0].Field != "float0" || !errors.Is(fes[0], validate.ErrType) || !strings.Contains(fes[0].Error(), "Example.command_setArrays: field float0") {
+		t.Errorf("first error %v", fes[0])
+	}
+	if fes[1].Field != "double0" || !errors.Is(fes[1], validate.ErrArrayLength) {
+		t.Errorf("second error %v", fes[1])
+	}
+	if rec.Double0 != [5]float64{1, 2, 0, 0, 0} || rec.Float0 != [5]float32{} || rec.Int0 != [5]int32{} || rec.Boolean0 != [5]bool{true, false, true, false, true} {
+		t.Errorf("record after FromMap: %+v", rec)
+	}
+	s := &example.Scalars{Int0: 3}
+	err = s.FromMap(map[string]any{"int0": int64(4), "string0": "x"})
+	if fes := validate.FieldErrors(err); len(fes) != 1 || fes[0].Field != "int0" || !errors.Is(err, validate.ErrType) || s.Int0 != 0 || s.String0 != "x" {
+		t.Errorf("FromMap: %v, %+v", err, s)
+	}
+}
+
+// TestExample_HostileBodies: DecodeAvro of random and mutated bodies
+// returns (an error or a record) without panicking, and into a recycled
+// record allocates no more than the input's length (measured: the bytes
+// allocated over all decodes against the bytes decoded).
+func TestExample_HostileBodies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c, err := example.Definition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, alloc := 0, uint64(0)
+	for i, typ := range example.RecordTypes {
+		rec := typ.New()
+		recordtest.Fill(rec, c.Topics[i], rng)
+		body := rec.AppendAvro(nil)
+		for range 2000 {
+			b := slices.Clone(body)
+			switch rng.IntN(3) {
+			case 0:
+				b[rng.IntN(len(b))] = byte(rng.Uint32())
+			case 1:
+				b = b[:rng.IntN(len(b))]
+				for range rng.IntN(8) {
+					b = append(b, byte(rng.Uint32()))
+				}
+			default:
+				b = make([]byte, rng.IntN(64))
+				for j := range b {
+					b[j] = byte(rng.Uint32())
+				}
+			}
+			_, _ = typ.New().DecodeAvro(b)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _ = rec.DecodeAvro(b)
+			runtime.ReadMemStats(&after)
+			in += len(b)
+			alloc += after.TotalAlloc - before.TotalAlloc
+		}
+	}
+	// A string is allocated only when it differs: at most the input, with
+	// the allocator's rounding up to its size classes.
+	if alloc > 2*uint64(in) {
+		t.Errorf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
+	}
+	t.Logf("decoding %d hostile bytes into recycled records allocated %d bytes", in, alloc)
+}
+
+// TestExample_Controller: the typed Controller handles a generic command
+// (its own, unlike a CSC's) with typed data and writes typed telemetry.
+func TestExample_Controller(t *testing.T) {
+	d := testbus.Domain(t, nil)
+	ctx := testbus.Ctx(t)
+	c, err := example.NewController(d, 0, controller.WithAllowMissing())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	got := make(chan *example.CmdSetLogLevel, 1)
+	err = c.HandleSetLogLevel(func(ctx context.Context, cmd *controller.Command, data *example.CmdSetLogLevel) error {
+		got <- data
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := example.NewRemote(d, 0, remote.WithInclude("status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r.EvtScalars() != nil || r.Status() == nil {
+		t.Errorf("a Remote reading only status has accessors EvtScalars %v, Status %v", r.EvtScalars(), r.Status())
+	}
+	if _, err := r.CmdSetLogLevel(ctx, &example.CmdSetLogLevel{Level: 10}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case data := <-got:
+		sameUser(t, "command setLogLevel", data, &example.CmdSetLogLevel{Level: 10})
+	case <-ctx.Done():
+		t.Fatal("the handler never ran")
+	}
+	st := &example.Status{Timestamp: 12.5, Temperature: [8]float32{1, 2, 3}, Position: [3]float64{4, 5, 6}, Mode: int32(example.ModeSlewing)}
+	if _, err := c.Status().Write(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := r.Status().Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameUser(t, "telemetry status", rs, st)
 }

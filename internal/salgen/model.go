@@ -26,6 +26,7 @@ type record struct {
 	varName  string // the *topics.RecordType variable
 	private  []*field
 	fields   []*field
+	wire     []*field // every field, in the topic's (wire) order
 	// Names of its accessor or command method on Remote, CSC and
 	// Controller, and of its handler on CSC and Controller.
 	remoteName, cscName, ctrlName string
@@ -148,6 +149,7 @@ func plan(comp *salxml.Component, version string) (*pkg, error) {
 					return nil, err
 				}
 				r.private = append(r.private, fd)
+				r.wire = append(r.wire, fd)
 				continue
 			}
 			fd, err := newField(t, f, fields.take(exported(f.Name)))
@@ -155,6 +157,7 @@ func plan(comp *salxml.Component, version string) (*pkg, error) {
 				return nil, err
 			}
 			r.fields = append(r.fields, fd)
+			r.wire = append(r.wire, fd)
 		}
 		p.records = append(p.records, r)
 	}

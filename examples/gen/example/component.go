@@ -120,23 +120,6 @@ func salgenGet[T any](e *salgenErrs, src map[string]any, field string, typ salxm
 	}
 }
 
-// salgenGetNullable sets *dst from src[field]: nil when absent or nil,
-// or when of another type than T (an error).
-func salgenGetNullable[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst **T) {
-	v, ok := src[field]
-	if !ok || v == nil {
-		*dst = nil
-		return
-	}
-	x, ok := v.(T)
-	if !ok {
-		*dst = nil
-		e.add(field, typ, v, validate.ErrType)
-		return
-	}
-	*dst = &x
-}
-
 // salgenGetArray fills dst from the slice src[field]: zero when absent or
 // of another type (an error); the elements both have when of another
 // length (an error).
