@@ -482,7 +482,9 @@ const maxFree = 64
 // written with another version of this topic's schema: their
 // private_revCode differs) are ignored, so that a record handed to the
 // wrong reader cannot come back with another topic's fields. Recycle
-// never blocks.
+// never blocks. On a typed reader (ReaderOptions.Record) it does nothing:
+// the maps it gives out are copies; hand typed records back with
+// TypedReader.Recycle.
 func (r *Reader) Recycle(rec map[string]any) {
 	if rev, _ := rec["private_revCode"].(string); rev != r.topic.RevCode() || r.typ != nil {
 		return // a typed reader's maps are copies: nothing to take back
