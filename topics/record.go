@@ -82,6 +82,9 @@ type Private struct {
 
 func (p *Private) header() *Private { return p }
 
+// A struct that embeds Private has its header method: what seals Record.
+var _ interface{ header() *Private } = (*Private)(nil)
+
 // RecordType describes the topic a record type was generated from.
 type RecordType struct {
 	// Component is the component's name, e.g. "MTM1M3".
