@@ -20,7 +20,8 @@ var envNameRE = regexp.MustCompile(`^(LSST|TS|SALGO)_[A-Z0-9_]+$`)
 // notSDK are the folders of the module whose environment is not the
 // SDK's: example programs, benchmarks and test-only support.
 var notSDK = []string{"examples", "benchmarks", "scripts", "internal/wirefixture", "internal/interop",
-	"internal/faults", "internal/hostile", "internal/testbus", "internal/archtest", "internal/s3child"}
+	"internal/faults", "internal/hostile", "internal/testbus", "internal/archtest", "internal/s3child",
+	"internal/benchkit"}
 
 // notConfig are variables the SDK reads only to pass them on.
 var notConfig = []string{"PATH"}
