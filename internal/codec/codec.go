@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 
+	"github.com/lsst-sal/salgo/topics/wire"
 	"github.com/lsst-sal/salgo/xml"
 )
 
@@ -141,7 +142,7 @@ func New(t *xml.Topic) (*Codec, error) {
 		sk, _ := scalarKind(f.Type)
 		n := maxSize(sk)
 		if f.Count > 1 {
-			n = len(appendLong(nil, int64(f.Count))) + f.Count*n + 1
+			n = len(wire.AppendLong(nil, int64(f.Count))) + f.Count*n + 1
 		}
 		if f.Nullable {
 			n++
@@ -227,79 +228,79 @@ func (c *Codec) appendValue(dst []byte, op *encOp, v any) ([]byte, error) {
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendDouble(dst, x)
+		dst = wire.AppendDouble(dst, x)
 	case kF32:
 		x, ok := v.(float32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendFloat(dst, x)
+		dst = wire.AppendFloat(dst, x)
 	case kI32:
 		x, ok := v.(int32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, int64(x))
+		dst = wire.AppendLong(dst, int64(x))
 	case kString:
 		x, ok := v.(string)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendString(dst, x)
+		dst = wire.AppendString(dst, x)
 	case kF32s:
 		x, ok := v.([]float32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendFloats(dst, x)
+		dst = wire.AppendFloats(dst, x)
 	case kF64s:
 		x, ok := v.([]float64)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendDoubles(dst, x)
+		dst = wire.AppendDoubles(dst, x)
 	case kBool:
 		x, ok := v.(bool)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendBool(dst, x)
+		dst = wire.AppendBool(dst, x)
 	case kU8:
 		x, ok := v.(uint8)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, int64(x))
+		dst = wire.AppendLong(dst, int64(x))
 	case kI16:
 		x, ok := v.(int16)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, int64(x))
+		dst = wire.AppendLong(dst, int64(x))
 	case kI64:
 		x, ok := v.(int64)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, x)
+		dst = wire.AppendLong(dst, x)
 	case kU16:
 		x, ok := v.(uint16)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, int64(x))
+		dst = wire.AppendLong(dst, int64(x))
 	case kU32:
 		x, ok := v.(uint32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendLong(dst, int64(x))
+		dst = wire.AppendLong(dst, int64(x))
 	case kBools:
 		x, ok := v.([]bool)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendBools(dst, x)
+		dst = wire.AppendBools(dst, x)
 	case kU8s:
 		x, ok := v.([]uint8)
 		if !ok {

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -44,24 +43,11 @@ func (e *FieldError) Error() string {
 	return "codec: " + e.Topic + ": field " + e.Field + ": want " + e.Want + ", got " + e.Got
 }
 
-// DecodeError reports a body that cannot be decoded. Err is ErrTruncated,
-// ErrInvalid or ErrTrailing, possibly wrapped with details.
-type DecodeError struct {
-	Topic  string // "Component.salName"
-	Field  string // the field being read ("" for ErrTrailing)
-	Offset int    // byte offset in the body where the problem was found
-	Err    error
-}
-
-func (e *DecodeError) Error() string {
-	s := "codec: " + e.Topic
-	if e.Field != "" {
-		s += ": field " + e.Field
-	}
-	return s + " at byte " + strconv.Itoa(e.Offset) + ": " + trimPrefix(e.Err.Error())
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
+// DecodeError reports a body that cannot be decoded: topics/wire's, so
+// that a record decoded into a map and one decoded into a generated type
+// fail with the same error. Err is ErrTruncated, ErrInvalid or
+// ErrTrailing, possibly wrapped with details.
+type DecodeError = wire.DecodeError
 
 // trimPrefix removes the package prefix of an error text: "wire: " (the
 // sentinels) or "codec: ".

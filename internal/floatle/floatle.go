@@ -12,22 +12,24 @@ import (
 	"unsafe"
 )
 
-// The bit patterns of Python's float("nan") as a float and as a double.
+// The bit patterns of Python's float("nan") as a float and as a double,
+// which ts_salobj writes for NaN: every NaN (any sign, any payload) is
+// written as these (Go's math.NaN() is 0x7ff8000000000001).
 const (
 	nanBits32 = 0x7fc00000
 	nanBits64 = 0x7ff8000000000000
 )
 
-// bits32 is math.Float32bits with every NaN made canonical.
-func bits32(v float32) uint32 {
+// Bits32 is math.Float32bits with every NaN made canonical.
+func Bits32(v float32) uint32 {
 	if v != v {
 		return nanBits32
 	}
 	return math.Float32bits(v)
 }
 
-// bits64 is math.Float64bits with every NaN made canonical.
-func bits64(v float64) uint64 {
+// Bits64 is math.Float64bits with every NaN made canonical.
+func Bits64(v float64) uint64 {
 	if v != v {
 		return nanBits64
 	}
@@ -56,18 +58,18 @@ func PutFloats(out []byte, xs []float32) {
 	}
 	for len(xs) >= 8 && len(out) >= 32 {
 		o, x := out[:32], xs[:8]
-		binary.LittleEndian.PutUint32(o[0:4], bits32(x[0]))
-		binary.LittleEndian.PutUint32(o[4:8], bits32(x[1]))
-		binary.LittleEndian.PutUint32(o[8:12], bits32(x[2]))
-		binary.LittleEndian.PutUint32(o[12:16], bits32(x[3]))
-		binary.LittleEndian.PutUint32(o[16:20], bits32(x[4]))
-		binary.LittleEndian.PutUint32(o[20:24], bits32(x[5]))
-		binary.LittleEndian.PutUint32(o[24:28], bits32(x[6]))
-		binary.LittleEndian.PutUint32(o[28:32], bits32(x[7]))
+		binary.LittleEndian.PutUint32(o[0:4], Bits32(x[0]))
+		binary.LittleEndian.PutUint32(o[4:8], Bits32(x[1]))
+		binary.LittleEndian.PutUint32(o[8:12], Bits32(x[2]))
+		binary.LittleEndian.PutUint32(o[12:16], Bits32(x[3]))
+		binary.LittleEndian.PutUint32(o[16:20], Bits32(x[4]))
+		binary.LittleEndian.PutUint32(o[20:24], Bits32(x[5]))
+		binary.LittleEndian.PutUint32(o[24:28], Bits32(x[6]))
+		binary.LittleEndian.PutUint32(o[28:32], Bits32(x[7]))
 		out, xs = out[32:], xs[8:]
 	}
 	for i, x := range xs {
-		binary.LittleEndian.PutUint32(out[4*i:], bits32(x))
+		binary.LittleEndian.PutUint32(out[4*i:], Bits32(x))
 	}
 }
 
@@ -190,14 +192,14 @@ func PutDoubles(out []byte, xs []float64) {
 	}
 	for len(xs) >= 4 && len(out) >= 32 {
 		o, x := out[:32], xs[:4]
-		binary.LittleEndian.PutUint64(o[0:8], bits64(x[0]))
-		binary.LittleEndian.PutUint64(o[8:16], bits64(x[1]))
-		binary.LittleEndian.PutUint64(o[16:24], bits64(x[2]))
-		binary.LittleEndian.PutUint64(o[24:32], bits64(x[3]))
+		binary.LittleEndian.PutUint64(o[0:8], Bits64(x[0]))
+		binary.LittleEndian.PutUint64(o[8:16], Bits64(x[1]))
+		binary.LittleEndian.PutUint64(o[16:24], Bits64(x[2]))
+		binary.LittleEndian.PutUint64(o[24:32], Bits64(x[3]))
 		out, xs = out[32:], xs[4:]
 	}
 	for i, x := range xs {
-		binary.LittleEndian.PutUint64(out[8*i:], bits64(x))
+		binary.LittleEndian.PutUint64(out[8*i:], Bits64(x))
 	}
 }
 

@@ -2,32 +2,9 @@ package wire
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/lsst-sal/salgo/internal/floatle"
 )
-
-// The bit patterns of Python's float("nan") as a float and as a double,
-// which ts_salobj writes for NaN: every NaN (any sign, any payload) is
-// written as these.
-const (
-	nanBits32 = 0x7fc00000
-	nanBits64 = 0x7ff8000000000000
-)
-
-func bits32(v float32) uint32 {
-	if v != v {
-		return nanBits32
-	}
-	return math.Float32bits(v)
-}
-
-func bits64(v float64) uint64 {
-	if v != v {
-		return nanBits64
-	}
-	return math.Float64bits(v)
-}
 
 // AppendBool appends v as an Avro boolean: one byte, 0 or 1.
 func AppendBool(dst []byte, v bool) []byte {
@@ -55,13 +32,13 @@ func AppendLong(dst []byte, v int64) []byte {
 // AppendFloat appends v as an Avro float: 4 bytes little-endian, every
 // NaN as 0x7fc00000.
 func AppendFloat(dst []byte, v float32) []byte {
-	return binary.LittleEndian.AppendUint32(dst, bits32(v))
+	return binary.LittleEndian.AppendUint32(dst, floatle.Bits32(v))
 }
 
 // AppendDouble appends v as an Avro double: 8 bytes little-endian, every
 // NaN as 0x7ff8000000000000.
 func AppendDouble(dst []byte, v float64) []byte {
-	return binary.LittleEndian.AppendUint64(dst, bits64(v))
+	return binary.LittleEndian.AppendUint64(dst, floatle.Bits64(v))
 }
 
 // AppendString appends s as an Avro string: its length, then its bytes.
