@@ -2,7 +2,6 @@ package codec
 
 import (
 	"errors"
-	"strings"
 	"sync/atomic"
 
 	"github.com/lsst-sal/salgo/topics/wire"
@@ -48,15 +47,6 @@ func (e *FieldError) Error() string {
 // fail with the same error. Err is ErrTruncated, ErrInvalid or
 // ErrTrailing, possibly wrapped with details.
 type DecodeError = wire.DecodeError
-
-// trimPrefix removes the package prefix of an error text: "wire: " (the
-// sentinels) or "codec: ".
-func trimPrefix(s string) string {
-	if t, ok := strings.CutPrefix(s, "wire: "); ok {
-		return t
-	}
-	return strings.TrimPrefix(s, "codec: ")
-}
 
 // Issues counts values that a successful decode could not deliver exactly.
 // The record is complete and usable; the counts tell the reader that some
