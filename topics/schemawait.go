@@ -196,13 +196,16 @@ func (r *Reader) resume(ctx context.Context) {
 	w.dec = nil
 	for w.head < len(w.held) {
 		h := &w.held[w.head]
+		// Not held once it is processed: counted first, so that whoever
+		// takes the record it delivers sees it no longer held.
+		r.count(func(s *ReaderStats) { s.Held-- })
 		if r.in.process(ctx, w.p, r, h.part, h.off, h.val) {
+			r.count(func(s *ReaderStats) { s.Held++ })
 			return // another id to look up; h waits for it
 		}
 		w.bytes -= len(h.val) + heldOverhead
 		*h = heldRec{}
 		w.head++
-		r.count(func(s *ReaderStats) { s.Held-- })
 	}
 	r.wait = nil
 	if len(w.paused) > 0 {

@@ -323,3 +323,55 @@ func TestSchemaLookup_CloseWhileStalled(t *testing.T) {
 		t.Errorf("Next after Close: %v", err)
 	}
 }
+
+// TestSchemaLookup_DeliveredNotHeld: once a record that waited for a
+// writer schema lookup is delivered, it is no longer counted as held: a
+// reader that looks at its stats as each record arrives (here on the poll
+// goroutine, as the record is delivered) sees Held count only the records
+// still waiting behind it.
+func TestSchemaLookup_DeliveredNotHeld(t *testing.T) {
+	d, stall, _, direct := stallDomain(t, 0)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	scalars := comp.Telemetry("scalars")
+	in, err := d.NewInstance(comp, 1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(in.Close)
+	r, err := in.Reader(scalars, topics.ReaderOptions{QueueLen: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10
+	var mu sync.Mutex
+	var held []int
+	if err := topics.SetInline(r, func(map[string]any) {
+		mu.Lock()
+		held = append(held, r.Stats().Held)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	newer, idNewer := newerScalars(t, d, direct, scalars)
+	p := peer{identity: "Python@elsewhere", origin: 4242, index: 1}
+	base := topics.TAI()
+	vals := make([][]byte, n)
+	for i := range vals {
+		vals[i] = frame(t, newer, idNewer, p.record(t, newer, map[string]any{"int0": int32(i), "added": 1.0}, int32(i+1), base+float64(i)*1e-3))
+	}
+	produce(t, rawProducer(t, d), kname(d, scalars), vals...)
+	waitFor(t, ctx, "all records held", func() bool { return r.Stats().Held == n })
+	stall.release()
+	waitFor(t, ctx, "all records delivered", func() bool { return r.Stats().Delivered == n })
+	mu.Lock()
+	defer mu.Unlock()
+	for i, h := range held {
+		if want := n - 1 - i; h != want {
+			t.Errorf("record %d delivered while %d held, want %d (those behind it)", i, h, want)
+		}
+	}
+}
