@@ -309,6 +309,17 @@ func (r *Reader) latestMapLocked(rec any) map[string]any {
 	return r.latestMap
 }
 
+// mapOf returns a record Await or AwaitNewer found as a map: the newest
+// one's map if it is still the newest (see latestMapLocked), else its own.
+func (r *Reader) mapOf(rec any) map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if same(rec, r.latest) {
+		return r.latestMapLocked(rec)
+	}
+	return r.asMap(rec)
+}
+
 // asMap returns rec as a map: itself, or a Record's fields in a new map.
 func (r *Reader) asMap(rec any) map[string]any {
 	switch v := rec.(type) {
@@ -364,12 +375,7 @@ func (r *Reader) Await(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !same(rec, r.latest) {
-		return r.asMap(rec), nil
-	}
-	return r.latestMapLocked(rec), nil
+	return r.mapOf(rec), nil
 }
 
 // await is Await of a record of either kind.
@@ -423,12 +429,7 @@ func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !same(rec, r.latest) {
-		return r.asMap(rec), nil
-	}
-	return r.latestMapLocked(rec), nil
+	return r.mapOf(rec), nil
 }
 
 // awaitNewer is AwaitNewer of a record of either kind.

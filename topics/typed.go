@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // ErrRecordType is returned when a record type does not fit a topic: it
@@ -23,17 +25,14 @@ func recordTypeOf[R Record]() *RecordType {
 }
 
 // checkType says whether records of type typ can be written to or read
-// from topic t of the Domain: the same topic, with the same schema.
-func checkType(typ *RecordType, t interface {
-	String() string
-	RevCode() string
-}, defsVersion string) error {
+// from topic t of d: the same topic, with the same schema.
+func (d *Domain) checkType(typ *RecordType, t *salxml.Topic) error {
 	if typ.String() != t.String() {
 		return fmt.Errorf("%w: %s records given to %s", ErrRecordType, typ, t)
 	}
 	if typ.RevCode != t.RevCode() {
 		return fmt.Errorf("%w: %s: the record type was generated from ts_xml %s (revCode %s), the bus uses ts_xml %s (revCode %s); run salgen again on the bus's ts_xml",
-			ErrRecordType, t, typ.XMLVersion, typ.RevCode, defsVersion, t.RevCode())
+			ErrRecordType, t, typ.XMLVersion, typ.RevCode, d.defsVersion(t.Component), t.RevCode())
 	}
 	return nil
 }
@@ -59,7 +58,7 @@ func NewTypedWriter[R Record](w *Writer) (*TypedWriter[R], error) {
 	if typ == nil {
 		return &TypedWriter[R]{w: w, dynamic: true}, nil
 	}
-	if err := checkType(typ, w.topic, w.in.d.defsVersion(w.topic.Component)); err != nil {
+	if err := w.in.d.checkType(typ, w.topic); err != nil {
 		return nil, err
 	}
 	return &TypedWriter[R]{w: w}, nil
@@ -121,14 +120,14 @@ func (w *Writer) WriteRecordAsync(ctx context.Context, rec Record, done func(Wri
 // acceptType checks that rec's type fits the writer's topic, once per
 // type.
 func (w *Writer) acceptType(rec Record) error {
-	if rec == nil || reflectNil(rec) {
+	if rec == nil { // a nil pointer is refused as it is written
 		return fmt.Errorf("topics: write %s: nil record", w.topic)
 	}
 	typ := rec.RecordType()
 	if w.accepted.Load() == typ {
 		return nil
 	}
-	if err := checkType(typ, w.topic, w.in.d.defsVersion(w.topic.Component)); err != nil {
+	if err := w.in.d.checkType(typ, w.topic); err != nil {
 		return err
 	}
 	w.accepted.Store(typ)
@@ -164,7 +163,7 @@ func NewTypedReader[R Record](r *Reader) (*TypedReader[R], error) {
 		}
 		typ = r.typ
 	}
-	if err := checkType(typ, r.topic, r.in.d.defsVersion(r.topic.Component)); err != nil {
+	if err := r.in.d.checkType(typ, r.topic); err != nil {
 		return nil, err
 	}
 	return &TypedReader[R]{r: r, typ: typ}, nil

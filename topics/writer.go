@@ -146,21 +146,19 @@ func writeSeq(ctx context.Context, w *Writer, rec map[string]any, seq int32) (Wr
 }
 
 func (w *Writer) write(ctx context.Context, rec map[string]any, seq int32) (WriteResult, error) {
-	w.mu.Lock()
-	wait, err := w.sendSync(ctx, rec, seq)
-	w.mu.Unlock()
-	if err != nil {
-		return WriteResult{}, err
-	}
-	return wait()
+	return w.writeWith(ctx, func(done func(WriteResult, error)) error { return w.sendLocked(ctx, rec, seq, done) })
 }
 
 // writeRecord is write of a typed record.
 func (w *Writer) writeRecord(ctx context.Context, rec Record, seq int32) (WriteResult, error) {
+	return w.writeWith(ctx, func(done func(WriteResult, error)) error { return w.sendRecordLocked(ctx, rec, seq, done) })
+}
+
+// writeWith queues a record with send under w.mu and waits for the
+// broker's acknowledgement or the end of ctx.
+func (w *Writer) writeWith(ctx context.Context, send func(done func(WriteResult, error)) error) (WriteResult, error) {
 	w.mu.Lock()
-	wait, err := w.waitFor(ctx, func(done func(WriteResult, error)) error {
-		return w.sendRecordLocked(ctx, rec, seq, done)
-	})
+	wait, err := w.waitFor(ctx, send)
 	w.mu.Unlock()
 	if err != nil {
 		return WriteResult{}, err
@@ -226,13 +224,8 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	if rec == nil {
 		return fmt.Errorf("topics: write %s: nil record (use an empty map, or Writer.New, for all defaults)", w.topic)
 	}
-	if err := w.in.writable(); err != nil {
-		return fmt.Errorf("topics: write %s: %w", w.topic, err)
-	}
-	// A record whose ctx has ended goes nowhere: handed to franz-go, it
-	// could fail the records buffered after it in its partition.
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	if err := w.ready(ctx); err != nil {
+		return err
 	}
 	// The stamps that are the same in every record are stored only when
 	// rec does not hold them already (a map written again, as most
@@ -272,13 +265,7 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 	stamp(rec, w.vals, w.at.snd, "private_sndStamp", boxTAI)
 	stamp(rec, w.vals, w.at.kafka, "private_kafkaStamp", boxTAI)
 	stamp(rec, w.vals, w.at.efd, "private_efdStamp", w.boxes.F64(TAIToUTC(tai)))
-	auto := seq == 0
-	if auto {
-		if w.seq >= maxSeqNum {
-			w.seq = 0
-		}
-		seq = w.seq + 1
-	}
+	seq, auto := w.seqFor(seq)
 	stamp(rec, w.vals, w.at.seq, "private_seqNum", w.boxes.I32(seq))
 	// One look-up per field for validation and encoding: Values gathers
 	// the values of a record that is complete and canonical, which is the
@@ -305,12 +292,45 @@ func (w *Writer) sendLocked(ctx context.Context, rec map[string]any, seq int32, 
 		w.failed.Add(1)
 		return fmt.Errorf("topics: encode %s: %w", w.topic, err)
 	}
+	w.produce(ctx, st, buf, start, seq, auto, done)
+	return nil
+}
+
+// ready says why a record cannot be sent now: the instance is not
+// writable, or ctx has ended (a record whose ctx has ended goes nowhere:
+// handed to franz-go, it could fail the records buffered after it in its
+// partition).
+func (w *Writer) ready(ctx context.Context) error {
+	if err := w.in.writable(); err != nil {
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	}
+	return nil
+}
+
+// seqFor returns the private_seqNum of the next record: seq when the
+// caller gave one, else the writer's next (auto), wrapping from 2^31-1 to
+// 1. w.mu is held; produce takes an auto seqNum.
+func (w *Writer) seqFor(seq int32) (int32, bool) {
+	if seq != 0 {
+		return seq, false
+	}
+	if w.seq >= maxSeqNum {
+		w.seq = 0
+	}
+	return w.seq + 1, true
+}
+
+// produce hands an encoded record (buf, in st's pooled buffer) to Kafka,
+// taking its seqNum if the writer chose it. w.mu is held.
+func (w *Writer) produce(ctx context.Context, st *sendState, buf []byte, start time.Time, seq int32, auto bool, done func(WriteResult, error)) {
 	if auto {
 		w.seq = seq
 	}
 	st.w, st.buf, st.start, st.seq, st.done = w, buf, start, seq, done
 	w.in.d.prod.Produce(ctx, &st.msg, w.kname, w.key, buf, start, st)
-	return nil
 }
 
 // sendRecord is send of a typed record.
@@ -326,11 +346,8 @@ func (w *Writer) sendRecordLocked(ctx context.Context, rec Record, seq int32, do
 	if rec == nil || reflectNil(rec) {
 		return fmt.Errorf("topics: write %s: nil record", w.topic)
 	}
-	if err := w.in.writable(); err != nil {
-		return fmt.Errorf("topics: write %s: %w", w.topic, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("topics: write %s: %w", w.topic, err)
+	if err := w.ready(ctx); err != nil {
+		return err
 	}
 	p := rec.header()
 	if w.hasIdx {
@@ -347,21 +364,10 @@ func (w *Writer) sendRecordLocked(ctx context.Context, rec Record, seq int32, do
 	start := now()
 	tai := UTCToTAI(start)
 	p.SndStamp, p.KafkaStamp, p.EfdStamp = tai, tai, TAIToUTC(tai)
-	auto := seq == 0
-	if auto {
-		if w.seq >= maxSeqNum {
-			w.seq = 0
-		}
-		seq = w.seq + 1
-	}
+	seq, auto := w.seqFor(seq)
 	p.SeqNum = seq
 	st := w.states.Get().(*sendState)
-	buf := rec.AppendAvro(codec.AppendHeader(st.buf[:0], w.id))
-	if auto {
-		w.seq = seq
-	}
-	st.w, st.buf, st.start, st.seq, st.done = w, buf, start, seq, done
-	w.in.d.prod.Produce(ctx, &st.msg, w.kname, w.key, buf, start, st)
+	w.produce(ctx, st, rec.AppendAvro(codec.AppendHeader(st.buf[:0], w.id)), start, seq, auto, done)
 	return nil
 }
 
