@@ -21,21 +21,7 @@ const EnvEndpoint = "S3_ENDPOINT_URL"
 
 // ErrNotFound: the key, or the bucket, does not exist. Errors of Size,
 // Download and Upload match it (errors.Is).
-var ErrNotFound = errors.New("lfa: not found")
-
-// notFound is an error of the S3 client that matches ErrNotFound.
-type notFound struct{ error }
-
-func (e notFound) Is(target error) bool { return target == ErrNotFound }
-func (e notFound) Unwrap() error        { return e.error }
-
-// public makes an error of the S3 client match this package's sentinels.
-func public(err error) error {
-	if err != nil && errors.Is(err, s3.ErrNotFound) {
-		return notFound{err}
-	}
-	return err
-}
+var ErrNotFound = s3.ErrNotFound
 
 // ErrClosed: the Bucket was closed.
 var ErrClosed = errors.New("lfa: bucket closed")
@@ -66,7 +52,7 @@ type Bucket struct {
 // Open makes no request unless WithCreate is given: a missing bucket
 // shows at the first call (ErrNotFound).
 func Open(ctx context.Context, name string, opts ...Option) (*Bucket, error) {
-	o := options{logger: slog.Default(), partSize: DefaultPartSize, concurrency: DefaultConcurrency}
+	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -80,10 +66,8 @@ func Open(ctx context.Context, name string, opts ...Option) (*Bucket, error) {
 	if !o.endpointSet {
 		endpoint = os.Getenv(EnvEndpoint)
 	}
-	if o.concurrency == 0 {
-		o.concurrency = DefaultConcurrency
-	}
-	cfg := s3.Config{Endpoint: endpoint, Profile: o.profile, PartSize: o.partSize, Concurrency: o.concurrency, MaxAttempts: MaxAttempts}
+	// 0: s3's defaults, which are this package's.
+	cfg := s3.Config{Endpoint: endpoint, Profile: o.profile, PartSize: o.partSize, Concurrency: o.concurrency}
 	if endpoint == "" {
 		url, err := embeddedStore()
 		if err != nil {
@@ -144,7 +128,6 @@ func (b *Bucket) Upload(ctx context.Context, key string, r io.Reader, opts ...Up
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Upload(ctx, b.name, key, r, s3.Upload{ContentType: o.contentType, Size: o.size, Progress: o.progress})
-	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -182,7 +165,6 @@ func (b *Bucket) UploadFile(ctx context.Context, key, path string, opts ...Uploa
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.UploadAt(ctx, b.name, key, f, st.Size(), s3.Upload{ContentType: o.contentType, Progress: o.progress})
-	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -199,7 +181,6 @@ func (b *Bucket) Download(ctx context.Context, key string, w io.Writer) (int64, 
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Download(ctx, b.name, key, w)
-	err = public(err)
 	if err == nil {
 		b.log.Debug("lfa: downloaded", "bucket", b.name, "key", key, "bytes", n, "endpoint", b.c.Endpoint())
 	}
@@ -224,7 +205,7 @@ func (b *Bucket) Size(ctx context.Context, key string) (int64, error) {
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Size(ctx, b.name, key)
-	return n, public(err)
+	return n, err
 }
 
 // Object is one object of a bucket, as Objects lists it.
@@ -260,7 +241,7 @@ func (b *Bucket) Objects(ctx context.Context, prefix string) iter.Seq2[Object, e
 			return true
 		})
 		if err != nil && !stopped {
-			yield(Object{}, public(err))
+			yield(Object{}, err)
 		}
 	}
 }

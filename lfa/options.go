@@ -1,22 +1,26 @@
 package lfa
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/lsst-sal/salgo/internal/s3"
+)
 
 // Defaults of Open's options.
 const (
 	// DefaultPartSize is the part size of multipart uploads (8 MiB,
 	// boto3's multipart_chunksize): uploads up to it are one request.
-	DefaultPartSize = 8 << 20
+	DefaultPartSize = s3.DefaultPartSize
 	// MinPartSize is S3's smallest part, 5 MiB.
-	MinPartSize = 5 << 20
+	MinPartSize = s3.MinPartSize
 	// DefaultConcurrency is how many parts of one upload are in flight
 	// at once. An upload holds at most PartSize × Concurrency bytes
 	// (32 MiB by default), whatever the file's size.
-	DefaultConcurrency = 4
+	DefaultConcurrency = s3.DefaultConcurrency
 	// MaxAttempts bounds the attempts of each request to the store (the
 	// AWS SDK's standard retryer: transient network errors, throttling
 	// and 5xx answers, with jittered exponential backoff).
-	MaxAttempts = 5
+	MaxAttempts = s3.DefaultMaxAttempts
 )
 
 // Option configures Open.

@@ -98,6 +98,7 @@ func lfaList(e *env, b *lfa.Bucket, comp, day string, asJSON bool) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	n, bytes := 0, int64(0)
+	enc := json.NewEncoder(e.stdout)
 	for o, err := range b.Objects(e.ctx, comp) {
 		if err != nil {
 			return err
@@ -112,7 +113,7 @@ func lfaList(e *env, b *lfa.Bucket, comp, day string, asJSON bool) error {
 		n++
 		bytes += o.Size
 		if asJSON {
-			_ = json.NewEncoder(e.stdout).Encode(map[string]any{"key": o.Key, "size": o.Size, "modified": o.LastModified, "url": b.URL(o.Key)})
+			_ = enc.Encode(map[string]any{"key": o.Key, "size": o.Size, "modified": o.LastModified, "url": b.URL(o.Key)})
 			continue
 		}
 		fmt.Fprintf(tw, "%d\t%s\t %s\n", o.Size, o.LastModified.UTC().Format("2006-01-02T15:04:05Z"), o.Key)

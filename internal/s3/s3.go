@@ -51,7 +51,7 @@ const (
 )
 
 // ErrNotFound: the key or the bucket does not exist (HTTP 404).
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = errors.New("lfa: not found") // lfa.ErrNotFound: its text is lfa's
 
 // Config configures New.
 type Config struct {
@@ -190,12 +190,6 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 
 // Endpoint returns the endpoint URL, without a trailing slash.
 func (c *Client) Endpoint() string { return c.endpoint }
-
-// PartSize returns the size of an upload's parts and buffers.
-func (c *Client) PartSize() int64 { return c.partSize }
-
-// Concurrency returns how many parts of an upload are in flight at once.
-func (c *Client) Concurrency() int { return c.concurrency }
 
 // Close closes the client's idle connections. The client must not be
 // used after.

@@ -53,7 +53,7 @@ func (c *Client) Upload(ctx context.Context, bucket, key string, r io.Reader, up
 	n, err := io.ReadFull(r, buf)
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return c.putObject(ctx, bucket, key, buf[:n], up)
+		return c.putObject(ctx, bucket, key, bytes.NewReader(buf[:n]), int64(n), up)
 	case err != nil:
 		return 0, c.fail("upload", bucket, key, fmt.Errorf("read: %w", err))
 	case int64(n) < c.partSize: // a known size, and the reader holds more
@@ -62,15 +62,15 @@ func (c *Client) Upload(ctx context.Context, bucket, key string, r io.Reader, up
 	return c.multipart(ctx, bucket, key, r, buf, up)
 }
 
-func (c *Client) putObject(ctx context.Context, bucket, key string, data []byte, up Upload) (int64, error) {
-	n := int64(len(data))
+// putObject uploads the n bytes of body in one request.
+func (c *Client) putObject(ctx context.Context, bucket, key string, body io.Reader, n int64, up Upload) (int64, error) {
 	if up.Size >= 0 && n != up.Size {
 		return 0, c.fail("upload", bucket, key, fmt.Errorf("the reader held %d bytes, not the %d announced", n, up.Size))
 	}
 	in := &awss3.PutObjectInput{
 		Bucket:        aws.String(bucket),
 		Key:           aws.String(key),
-		Body:          bytes.NewReader(data),
+		Body:          body,
 		ContentLength: aws.Int64(n),
 	}
 	if up.ContentType != "" {
@@ -236,22 +236,7 @@ func (c *Client) multipart(ctx context.Context, bucket, key string, r io.Reader,
 func (c *Client) UploadAt(ctx context.Context, bucket, key string, ra io.ReaderAt, size int64, up Upload) (int64, error) {
 	up.Size = size
 	if size <= c.partSize {
-		in := &awss3.PutObjectInput{
-			Bucket:        aws.String(bucket),
-			Key:           aws.String(key),
-			Body:          io.NewSectionReader(ra, 0, size),
-			ContentLength: aws.Int64(size),
-		}
-		if up.ContentType != "" {
-			in.ContentType = aws.String(up.ContentType)
-		}
-		if _, err := c.c.PutObject(ctx, in); err != nil {
-			return 0, c.fail("upload", bucket, key, err)
-		}
-		if up.Progress != nil {
-			up.Progress(size, size)
-		}
-		return size, nil
+		return c.putObject(ctx, bucket, key, io.NewSectionReader(ra, 0, size), size, up)
 	}
 	partSize := c.partSize
 	if (size+partSize-1)/partSize > MaxParts {

@@ -1,14 +1,13 @@
 // Package s3store runs an in-process S3 store (gofakes3 with its
 // in-memory backend) on loopback: the Large File Annex's embedded default
 // (package lfa), as package embedded runs the in-process broker and
-// registry. A package of its own so that programs of the bus alone (sal,
-// salctl) do not link gofakes3.
+// registry. A package of its own so that programs of the bus alone (sal)
+// do not link gofakes3; package lfa, and so salctl, do.
 //
 // It is a leaf: it imports no other package of the module.
 package s3store
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -42,9 +41,7 @@ func Start() (*Store, error) {
 	}
 	go func() {
 		defer close(s.done)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = err // the listener was closed under us; Close reports nothing more useful
-		}
+		_ = s.srv.Serve(ln) // ErrServerClosed after Close; nothing more useful to report
 	}()
 	return s, nil
 }
