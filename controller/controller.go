@@ -293,6 +293,24 @@ func (c *Controller) Handle(name string, h Handler) error {
 	return nil
 }
 
+// RecordHandler adapts fn, a handler that takes the command's data as a
+// typed record (a struct cmd/salgen generated, *R), to HandleFunc: the
+// data is read into a new record with FromMap, whose error is the
+// handler's error. The Handle methods of generated CSCs and Controllers
+// use it.
+func RecordHandler[R any, P interface {
+	*R
+	topics.Record
+}](fn func(ctx context.Context, cmd *Command, data P) error) func(ctx context.Context, cmd *Command) error {
+	return func(ctx context.Context, cmd *Command) error {
+		data := P(new(R))
+		if err := data.FromMap(cmd.Data); err != nil {
+			return err
+		}
+		return fn(ctx, cmd, data)
+	}
+}
+
 // HandleFunc sets a function as the handler of a command.
 func (c *Controller) HandleFunc(name string, f func(ctx context.Context, cmd *Command) error) error {
 	if f == nil {

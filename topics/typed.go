@@ -264,3 +264,27 @@ func (t *TypedReader[R]) SetCallback(fn func(R)) {
 // no allocation at all when its strings do not change. It does nothing
 // on a reader that is not typed, whose records are converted copies.
 func (t *TypedReader[R]) Recycle(rec R) { t.r.recycleRecord(rec) }
+
+// SetTypedReader sets *dst to the typed reader of the topic get (a
+// Remote's Event or Telemetry method) returns for name, or leaves it nil
+// when there is none: what the Remotes cmd/salgen generates do for each
+// topic.
+func SetTypedReader[R Record](get func(string) (*Reader, error), name string, dst **TypedReader[R]) error {
+	rd, err := get(name)
+	if err != nil {
+		return nil
+	}
+	*dst, err = NewTypedReader[R](rd)
+	return err
+}
+
+// SetTypedWriter is SetTypedReader for writers (a Controller's or CSC's
+// Event or Telemetry method).
+func SetTypedWriter[R Record](get func(string) (*Writer, error), name string, dst **TypedWriter[R]) error {
+	w, err := get(name)
+	if err != nil {
+		return nil
+	}
+	*dst, err = NewTypedWriter[R](w)
+	return err
+}

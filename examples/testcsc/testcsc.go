@@ -113,10 +113,10 @@ func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) 
 			return nil, err
 		}
 		t.CSC = csc
-		csc.HandleFunc("setScalars", fromMap(t.setScalars))
-		csc.HandleFunc("setArrays", fromMap(t.setArrays))
-		csc.HandleFunc("wait", fromMap(t.wait))
-		csc.HandleFunc("fault", fromMap(t.fault))
+		csc.HandleFunc("setScalars", controller.RecordHandler(t.setScalars)) // the typed handlers, serving Test
+		csc.HandleFunc("setArrays", controller.RecordHandler(t.setArrays))
+		csc.HandleFunc("wait", controller.RecordHandler(t.wait))
+		csc.HandleFunc("fault", controller.RecordHandler(t.fault))
 		return t, nil
 	}
 	csc, err := example.NewCSC(b.Domain, index, opts...)
@@ -216,22 +216,6 @@ func toMap(rec topics.Record) map[string]any {
 	m := map[string]any{}
 	rec.ToMap(m, false)
 	return m
-}
-
-// fromMap is a map handler that fills a new *R from the command's data
-// (Record.FromMap) and calls fn with it, as the typed CSC's Handle methods
-// do: how the typed handlers serve Test.
-func fromMap[R any, P interface {
-	*R
-	topics.Record
-}](fn func(context.Context, *sal.Command, P) error) func(context.Context, *sal.Command) error {
-	return func(ctx context.Context, cmd *sal.Command) error {
-		data := P(new(R))
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	}
 }
 
 // useBundledConfig points TS_CONFIG_OCS_DIR at a copy of the example's own

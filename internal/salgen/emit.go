@@ -156,14 +156,16 @@ func (p *pkg) componentFile(avsc bool) (File, error) {
 	b.p("salgenDef.err = err")
 	b.p("return")
 	b.p("}")
-	b.p("var avsc fs.FS")
+	avscFS := "nil"
 	if avsc {
-		b.p("if avsc, err = fs.Sub(salgenDefs, \"defs/interfaces\"); err != nil {")
+		b.p("avsc, err := fs.Sub(salgenDefs, \"defs/interfaces\")")
+		b.p("if err != nil {")
 		b.p("salgenDef.err = err")
 		b.p("return")
 		b.p("}")
+		avscFS = "avsc"
 	}
-	b.p("d, err := salxml.OpenFS(sal, avsc, salxml.WithVersion(XMLVersion))")
+	b.p("d, err := salxml.OpenFS(sal, %s, salxml.WithVersion(XMLVersion))", avscFS)
 	b.p("if err != nil {")
 	b.p("salgenDef.err = err")
 	b.p("return")
@@ -191,88 +193,8 @@ func (p *pkg) componentFile(avsc bool) (File, error) {
 	}
 	b.p("}")
 	b.p("")
-	b.p(`// salgenErrs collects the errors of a FromMap.
-type salgenErrs struct {
-	topic string
-	errs  []error
-}
-
-func (e *salgenErrs) add(field string, typ salxml.Type, v any, rule error) {
-	e.errs = append(e.errs, &validate.FieldError{Component: Name, Topic: e.topic, Field: field, Index: -1, Type: typ, Value: v, Rule: rule})
-}
-
-func (e *salgenErrs) err() error { return errors.Join(e.errs...) }
-
-// salgenGet sets *dst from src[field]: the zero value when absent, or
-// when of another type than T (an error).
-func salgenGet[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst *T) {
-	v, ok := src[field]
-	if !ok {
-		var zero T
-		*dst = zero
-		return
-	}
-	x, ok := v.(T)
-	*dst = x
-	if !ok {
-		e.add(field, typ, v, validate.ErrType)
-	}
-}`)
-	if p.has(func(f *field) bool { return f.f.Nullable }) {
-		b.p("")
-		b.p(`// salgenGetNullable sets *dst from src[field]: nil when absent or nil,
-// or when of another type than T (an error).
-func salgenGetNullable[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst **T) {
-	v, ok := src[field]
-	if !ok || v == nil {
-		*dst = nil
-		return
-	}
-	x, ok := v.(T)
-	if !ok {
-		*dst = nil
-		e.add(field, typ, v, validate.ErrType)
-		return
-	}
-	*dst = &x
-}`)
-	}
-	if p.has((*field).isArray) {
-		b.p("")
-		b.p(`// salgenGetArray fills dst from the slice src[field]: zero when absent or
-// of another type (an error); the elements both have when of another
-// length (an error).
-func salgenGetArray[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst []T) {
-	v, ok := src[field]
-	clear(dst)
-	if !ok {
-		return
-	}
-	x, ok := v.([]T)
-	if !ok {
-		e.add(field, typ, v, validate.ErrType)
-		return
-	}
-	copy(dst, x)
-	if len(x) != len(dst) {
-		e.add(field, typ, v, validate.ErrArrayLength)
-	}
-}`)
-	}
-	return p.file("component.go", []string{`"embed"`, `"errors"`, `"io/fs"`, `"sync"`, "",
-		quote(modPath + "/topics"), quote(modPath + "/validate"), "salxml " + quote(modPath+"/xml")}, &b)
-}
-
-// has says whether a field of the package's records satisfies ok.
-func (p *pkg) has(ok func(*field) bool) bool {
-	for _, r := range p.records {
-		for _, f := range r.fields {
-			if ok(f) {
-				return true
-			}
-		}
-	}
-	return false
+	return p.file("component.go", []string{`"embed"`, `"io/fs"`, `"sync"`, "",
+		quote(modPath + "/topics"), "salxml " + quote(modPath+"/xml")}, &b)
 }
 
 // enumsFile writes enums.go.
@@ -391,7 +313,7 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("")
 	b.p("// AppendAvro appends the record's Avro body to dst (topics.Record).")
 	b.p("func (r *%s) AppendAvro(dst []byte) []byte {", r.typeName)
-	for _, f := range r.all() {
+	for _, f := range r.wire {
 		f.appendCode(b)
 	}
 	b.p("return dst")
@@ -401,7 +323,7 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("func (r *%s) DecodeAvro(src []byte) (violations int, err error) {", r.typeName)
 	b.p("var d wire.Decoder")
 	b.p("d.Reset(%s, src)", quote(t.String()))
-	for _, f := range r.all() {
+	for _, f := range r.wire {
 		f.decodeCode(b)
 	}
 	b.p("return d.Finish()")
@@ -450,17 +372,13 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("")
 	b.p("// FromMap sets the record from a map record (topics.Record).")
 	b.p("func (r *%s) FromMap(src map[string]any) error {", r.typeName)
-	b.p("e := salgenErrs{topic: %s}", quote(t.SALName))
-	for _, f := range r.all() {
+	b.p("e := validate.Fields{Component: Name, Topic: %s}", quote(t.SALName))
+	for _, f := range r.wire {
 		f.fromMapCode(b)
 	}
-	b.p("return e.err()")
+	b.p("return e.Err()")
 	b.p("}")
 }
-
-// all returns the record's fields in wire order (the private fields are
-// not first in every .avsc topic).
-func (r *record) all() []*field { return r.wire }
 
 func (f *field) typeExpr() string {
 	switch {
@@ -546,10 +464,10 @@ func (f *field) fromMapCode(b *buf) {
 	name := quote(f.f.Name)
 	switch {
 	case f.isArray():
-		b.p("salgenGetArray(&e, src, %s, %s, %s[:])", name, f.typeConst(), v)
+		b.p("validate.GetArray(&e, src, %s, %s, %s[:])", name, f.typeConst(), v)
 	case f.f.Nullable:
-		b.p("salgenGetNullable(&e, src, %s, %s, &%s)", name, f.typeConst(), v)
+		b.p("validate.GetNullable(&e, src, %s, %s, &%s)", name, f.typeConst(), v)
 	default:
-		b.p("salgenGet(&e, src, %s, %s, &%s)", name, f.typeConst(), v)
+		b.p("validate.Get(&e, src, %s, %s, &%s)", name, f.typeConst(), v)
 	}
 }

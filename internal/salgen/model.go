@@ -2,6 +2,7 @@ package salgen
 
 import (
 	"fmt"
+	"go/token"
 	"math"
 	"strings"
 
@@ -16,7 +17,6 @@ type pkg struct {
 	version string
 	records []*record
 	enums   []*enum
-	// Remote, CSC and Controller accessor names, by record (nil: none).
 }
 
 // record is one topic's struct.
@@ -119,7 +119,7 @@ func (f *field) isArray() bool { return f.f.IsArray() && f.f.Type != salxml.Stri
 
 // plan chooses every name of the package for comp.
 func plan(comp *salxml.Component, version string) (*pkg, error) {
-	p := &pkg{comp: comp, name: strings.ToLower(comp.Name), version: version}
+	p := &pkg{comp: comp, name: PackageName(comp.Name), version: version}
 	if !isIdent(p.name) {
 		return nil, fmt.Errorf("salgen: component %s: %q is not a valid package name", comp.Name, p.name)
 	}
@@ -261,11 +261,5 @@ func isIdent(s string) bool {
 	if s == "" || exported(s) != strings.ToUpper(s[:1])+s[1:] {
 		return false
 	}
-	switch s {
-	case "break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func",
-		"go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct",
-		"switch", "type", "var":
-		return false
-	}
-	return true
+	return !token.IsKeyword(s)
 }

@@ -36,9 +36,9 @@ func (p *pkg) remoteFile() (File, error) {
 	for _, r := range p.records {
 		switch r.t.Kind {
 		case salxml.Event:
-			b.p("salgenReader(rr.Event, %s, &r.%s),", quote(r.t.Name()), r.fieldName)
+			b.p("topics.SetTypedReader(rr.Event, %s, &r.%s),", quote(r.t.Name()), r.fieldName)
 		case salxml.Telemetry:
-			b.p("salgenReader(rr.Telemetry, %s, &r.%s),", quote(r.t.Name()), r.fieldName)
+			b.p("topics.SetTypedReader(rr.Telemetry, %s, &r.%s),", quote(r.t.Name()), r.fieldName)
 		}
 	}
 	b.p("} {")
@@ -49,17 +49,6 @@ func (p *pkg) remoteFile() (File, error) {
 	b.p("}")
 	b.p("return r, nil")
 	b.p("}")
-	b.p(`
-// salgenReader sets *dst to the typed reader of the topic get returns, or
-// nil when the Remote does not read it.
-func salgenReader[R topics.Record](get func(string) (*topics.Reader, error), name string, dst **topics.TypedReader[R]) error {
-	rd, err := get(name)
-	if err != nil {
-		return nil
-	}
-	*dst, err = topics.NewTypedReader[R](rd)
-	return err
-}`)
 	for _, r := range p.records {
 		switch r.t.Kind {
 		case salxml.Event, salxml.Telemetry:
@@ -116,11 +105,7 @@ func (p *pkg) controllerFile() (File, error) {
 		}
 		b.p("type %s struct {", role.typ)
 		b.p("*%s", role.embed)
-		for _, r := range p.records {
-			if r.t.Kind == salxml.Event || r.t.Kind == salxml.Telemetry {
-				b.p("%s *topics.TypedWriter[*%s]", r.fieldName, r.typeName)
-			}
-		}
+		b.p("salgenWriters")
 		b.p("}")
 		b.p("")
 		b.p("// New%s makes a %s of %s with SAL index index on d (see %s),", role.typ, role.typ, c, role.ctor)
@@ -134,20 +119,9 @@ func (p *pkg) controllerFile() (File, error) {
 		b.p("return nil, err")
 		b.p("}")
 		b.p("c := &%s{%s: x}", role.typ, role.typ)
-		b.p("for _, err := range []error{")
-		for _, r := range p.records {
-			switch r.t.Kind {
-			case salxml.Event:
-				b.p("salgenWriter(x.Event, %s, &c.%s),", quote(r.t.Name()), r.fieldName)
-			case salxml.Telemetry:
-				b.p("salgenWriter(x.Telemetry, %s, &c.%s),", quote(r.t.Name()), r.fieldName)
-			}
-		}
-		b.p("} {")
-		b.p("if err != nil {")
+		b.p("if err := c.setWriters(x.Event, x.Telemetry); err != nil {")
 		b.p("x.Close()")
 		b.p("return nil, err")
-		b.p("}")
 		b.p("}")
 		b.p("return c, nil")
 		b.p("}")
@@ -166,27 +140,39 @@ func (p *pkg) controllerFile() (File, error) {
 				b.p("// %s sets the handler of the command %s (HandleFunc): fn gets the", h, r.t.Name())
 				b.p("// command's data as a %s; an error from FromMap is the handler's error.", r.typeName)
 				b.p("func (c *%s) %s(fn func(ctx context.Context, cmd *controller.Command, data *%s) error) error {", role.typ, h, r.typeName)
-				b.p("return c.%s.HandleFunc(%s, func(ctx context.Context, cmd *controller.Command) error {", role.typ, quote(r.t.Name()))
-				b.p("data := new(%s)", r.typeName)
-				b.p("if err := data.FromMap(cmd.Data); err != nil {")
-				b.p("return err")
-				b.p("}")
-				b.p("return fn(ctx, cmd, data)")
-				b.p("})")
+				b.p("return c.%s.HandleFunc(%s, controller.RecordHandler(fn))", role.typ, quote(r.t.Name()))
 				b.p("}")
 			}
 		}
 	}
-	b.p(`
-// salgenWriter sets *dst to the typed writer of the topic get returns, or
-// nil when there is none.
-func salgenWriter[R topics.Record](get func(string) (*topics.Writer, error), name string, dst **topics.TypedWriter[R]) error {
-	w, err := get(name)
-	if err != nil {
-		return nil
+	b.p("")
+	b.p("// salgenWriters are the typed writers of CSC and Controller.")
+	b.p("type salgenWriters struct {")
+	for _, r := range p.records {
+		if r.t.Kind == salxml.Event || r.t.Kind == salxml.Telemetry {
+			b.p("%s *topics.TypedWriter[*%s]", r.fieldName, r.typeName)
+		}
 	}
-	*dst, err = topics.NewTypedWriter[R](w)
-	return err
-}`)
+	b.p("}")
+	b.p("")
+	b.p("// setWriters makes the typed writer of every topic event and tel (the")
+	b.p("// role's Event and Telemetry methods) have.")
+	b.p("func (w *salgenWriters) setWriters(event, tel func(string) (*topics.Writer, error)) error {")
+	b.p("for _, err := range []error{")
+	for _, r := range p.records {
+		switch r.t.Kind {
+		case salxml.Event:
+			b.p("topics.SetTypedWriter(event, %s, &w.%s),", quote(r.t.Name()), r.fieldName)
+		case salxml.Telemetry:
+			b.p("topics.SetTypedWriter(tel, %s, &w.%s),", quote(r.t.Name()), r.fieldName)
+		}
+	}
+	b.p("} {")
+	b.p("if err != nil {")
+	b.p("return err")
+	b.p("}")
+	b.p("}")
+	b.p("return nil")
+	b.p("}")
 	return p.file("controller.go", []string{`"context"`, "", quote(modPath + "/controller"), quote(modPath + "/topics")}, &b)
 }

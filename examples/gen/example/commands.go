@@ -83,17 +83,17 @@ func (r *CmdEnable) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdEnable) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_enable"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_enable"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	return e.Err()
 }
 
 // CmdDisable is a record of the command disable of Example (SAL topic command_disable).
@@ -167,17 +167,17 @@ func (r *CmdDisable) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdDisable) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_disable"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_disable"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	return e.Err()
 }
 
 // CmdStandby is a record of the command standby of Example (SAL topic command_standby).
@@ -251,17 +251,17 @@ func (r *CmdStandby) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdStandby) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_standby"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_standby"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	return e.Err()
 }
 
 // CmdExitControl is a record of the command exitControl of Example (SAL topic command_exitControl).
@@ -335,17 +335,17 @@ func (r *CmdExitControl) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdExitControl) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_exitControl"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_exitControl"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	return e.Err()
 }
 
 // CmdStart is a record of the command start of Example (SAL topic command_start).
@@ -430,18 +430,18 @@ func (r *CmdStart) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdStart) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_start"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "configurationOverride", salxml.String, &r.ConfigurationOverride)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_start"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "configurationOverride", salxml.String, &r.ConfigurationOverride)
+	return e.Err()
 }
 
 // CmdSetLogLevel is a record of the command setLogLevel of Example (SAL topic command_setLogLevel).
@@ -533,19 +533,19 @@ func (r *CmdSetLogLevel) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetLogLevel) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_setLogLevel"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "level", salxml.Int, &r.Level)
-	salgenGet(&e, src, "subsystem", salxml.String, &r.Subsystem)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_setLogLevel"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "level", salxml.Int, &r.Level)
+	validate.Get(&e, src, "subsystem", salxml.String, &r.Subsystem)
+	return e.Err()
 }
 
 // CmdSetScalars is a record of the command setScalars of Example (SAL topic command_setScalars).
@@ -700,28 +700,28 @@ func (r *CmdSetScalars) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetScalars) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_setScalars"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
-	salgenGet(&e, src, "byte0", salxml.Byte, &r.Byte0)
-	salgenGet(&e, src, "short0", salxml.Short, &r.Short0)
-	salgenGet(&e, src, "int0", salxml.Int, &r.Int0)
-	salgenGet(&e, src, "long0", salxml.Long, &r.Long0)
-	salgenGet(&e, src, "longLong0", salxml.LongLong, &r.LongLong0)
-	salgenGet(&e, src, "unsignedShort0", salxml.UnsignedShort, &r.UnsignedShort0)
-	salgenGet(&e, src, "unsignedInt0", salxml.UnsignedInt, &r.UnsignedInt0)
-	salgenGet(&e, src, "float0", salxml.Float, &r.Float0)
-	salgenGet(&e, src, "double0", salxml.Double, &r.Double0)
-	salgenGet(&e, src, "string0", salxml.String, &r.String0)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_setScalars"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
+	validate.Get(&e, src, "byte0", salxml.Byte, &r.Byte0)
+	validate.Get(&e, src, "short0", salxml.Short, &r.Short0)
+	validate.Get(&e, src, "int0", salxml.Int, &r.Int0)
+	validate.Get(&e, src, "long0", salxml.Long, &r.Long0)
+	validate.Get(&e, src, "longLong0", salxml.LongLong, &r.LongLong0)
+	validate.Get(&e, src, "unsignedShort0", salxml.UnsignedShort, &r.UnsignedShort0)
+	validate.Get(&e, src, "unsignedInt0", salxml.UnsignedInt, &r.UnsignedInt0)
+	validate.Get(&e, src, "float0", salxml.Float, &r.Float0)
+	validate.Get(&e, src, "double0", salxml.Double, &r.Double0)
+	validate.Get(&e, src, "string0", salxml.String, &r.String0)
+	return e.Err()
 }
 
 // CmdSetArrays is a record of the command setArrays of Example (SAL topic command_setArrays).
@@ -865,27 +865,27 @@ func (r *CmdSetArrays) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetArrays) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_setArrays"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
-	salgenGetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
-	salgenGetArray(&e, src, "short0", salxml.Short, r.Short0[:])
-	salgenGetArray(&e, src, "int0", salxml.Int, r.Int0[:])
-	salgenGetArray(&e, src, "long0", salxml.Long, r.Long0[:])
-	salgenGetArray(&e, src, "longLong0", salxml.LongLong, r.LongLong0[:])
-	salgenGetArray(&e, src, "unsignedShort0", salxml.UnsignedShort, r.UnsignedShort0[:])
-	salgenGetArray(&e, src, "unsignedInt0", salxml.UnsignedInt, r.UnsignedInt0[:])
-	salgenGetArray(&e, src, "float0", salxml.Float, r.Float0[:])
-	salgenGetArray(&e, src, "double0", salxml.Double, r.Double0[:])
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_setArrays"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.GetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
+	validate.GetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
+	validate.GetArray(&e, src, "short0", salxml.Short, r.Short0[:])
+	validate.GetArray(&e, src, "int0", salxml.Int, r.Int0[:])
+	validate.GetArray(&e, src, "long0", salxml.Long, r.Long0[:])
+	validate.GetArray(&e, src, "longLong0", salxml.LongLong, r.LongLong0[:])
+	validate.GetArray(&e, src, "unsignedShort0", salxml.UnsignedShort, r.UnsignedShort0[:])
+	validate.GetArray(&e, src, "unsignedInt0", salxml.UnsignedInt, r.UnsignedInt0[:])
+	validate.GetArray(&e, src, "float0", salxml.Float, r.Float0[:])
+	validate.GetArray(&e, src, "double0", salxml.Double, r.Double0[:])
+	return e.Err()
 }
 
 // CmdWait is a record of the command wait of Example (SAL topic command_wait).
@@ -973,19 +973,19 @@ func (r *CmdWait) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdWait) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_wait"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "ack", salxml.Int, &r.Ack)
-	salgenGet(&e, src, "duration", salxml.Double, &r.Duration)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_wait"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "ack", salxml.Int, &r.Ack)
+	validate.Get(&e, src, "duration", salxml.Double, &r.Duration)
+	return e.Err()
 }
 
 // CmdFault is a record of the command fault of Example (SAL topic command_fault).
@@ -1059,15 +1059,15 @@ func (r *CmdFault) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdFault) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "command_fault"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "command_fault"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	return e.Err()
 }

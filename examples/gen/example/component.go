@@ -4,12 +4,10 @@ package example
 
 import (
 	"embed"
-	"errors"
 	"io/fs"
 	"sync"
 
 	"github.com/lsst-sal/salgo/topics"
-	"github.com/lsst-sal/salgo/validate"
 	salxml "github.com/lsst-sal/salgo/xml"
 )
 
@@ -39,8 +37,7 @@ func Definition() (*salxml.Component, error) {
 			salgenDef.err = err
 			return
 		}
-		var avsc fs.FS
-		d, err := salxml.OpenFS(sal, avsc, salxml.WithVersion(XMLVersion))
+		d, err := salxml.OpenFS(sal, nil, salxml.WithVersion(XMLVersion))
 		if err != nil {
 			salgenDef.err = err
 			return
@@ -90,52 +87,4 @@ var RecordTypes = []*topics.RecordType{
 	typeArrays,
 	typeStatus,
 	typeAckcmd,
-}
-
-// salgenErrs collects the errors of a FromMap.
-type salgenErrs struct {
-	topic string
-	errs  []error
-}
-
-func (e *salgenErrs) add(field string, typ salxml.Type, v any, rule error) {
-	e.errs = append(e.errs, &validate.FieldError{Component: Name, Topic: e.topic, Field: field, Index: -1, Type: typ, Value: v, Rule: rule})
-}
-
-func (e *salgenErrs) err() error { return errors.Join(e.errs...) }
-
-// salgenGet sets *dst from src[field]: the zero value when absent, or
-// when of another type than T (an error).
-func salgenGet[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst *T) {
-	v, ok := src[field]
-	if !ok {
-		var zero T
-		*dst = zero
-		return
-	}
-	x, ok := v.(T)
-	*dst = x
-	if !ok {
-		e.add(field, typ, v, validate.ErrType)
-	}
-}
-
-// salgenGetArray fills dst from the slice src[field]: zero when absent or
-// of another type (an error); the elements both have when of another
-// length (an error).
-func salgenGetArray[T any](e *salgenErrs, src map[string]any, field string, typ salxml.Type, dst []T) {
-	v, ok := src[field]
-	clear(dst)
-	if !ok {
-		return
-	}
-	x, ok := v.([]T)
-	if !ok {
-		e.add(field, typ, v, validate.ErrType)
-		return
-	}
-	copy(dst, x)
-	if len(x) != len(dst) {
-		e.add(field, typ, v, validate.ErrArrayLength)
-	}
 }

@@ -14,22 +14,7 @@ import (
 // command of the component's own (the generic commands are the CSC's).
 type CSC struct {
 	*controller.CSC
-	recEvtLogLevel                 *topics.TypedWriter[*EvtLogLevel]
-	recEvtLogMessage               *topics.TypedWriter[*EvtLogMessage]
-	recEvtSoftwareVersions         *topics.TypedWriter[*EvtSoftwareVersions]
-	recEvtHeartbeat                *topics.TypedWriter[*EvtHeartbeat]
-	recEvtErrorCode                *topics.TypedWriter[*EvtErrorCode]
-	recEvtSummaryState             *topics.TypedWriter[*EvtSummaryState]
-	recEvtSimulationMode           *topics.TypedWriter[*EvtSimulationMode]
-	recEvtConfigurationApplied     *topics.TypedWriter[*EvtConfigurationApplied]
-	recEvtConfigurationsAvailable  *topics.TypedWriter[*EvtConfigurationsAvailable]
-	recEvtLargeFileObjectAvailable *topics.TypedWriter[*EvtLargeFileObjectAvailable]
-	recEvtScalars                  *topics.TypedWriter[*EvtScalars]
-	recEvtArrays                   *topics.TypedWriter[*EvtArrays]
-	recEvtCommandsReceived         *topics.TypedWriter[*EvtCommandsReceived]
-	recScalars                     *topics.TypedWriter[*Scalars]
-	recArrays                      *topics.TypedWriter[*Arrays]
-	recStatus                      *topics.TypedWriter[*Status]
+	salgenWriters
 }
 
 // NewCSC makes a CSC of Example with SAL index index on d (see controller.NewCSC),
@@ -43,28 +28,9 @@ func NewCSC(d *topics.Domain, index int, opts ...controller.CSCOption) (*CSC, er
 		return nil, err
 	}
 	c := &CSC{CSC: x}
-	for _, err := range []error{
-		salgenWriter(x.Event, "logLevel", &c.recEvtLogLevel),
-		salgenWriter(x.Event, "logMessage", &c.recEvtLogMessage),
-		salgenWriter(x.Event, "softwareVersions", &c.recEvtSoftwareVersions),
-		salgenWriter(x.Event, "heartbeat", &c.recEvtHeartbeat),
-		salgenWriter(x.Event, "errorCode", &c.recEvtErrorCode),
-		salgenWriter(x.Event, "summaryState", &c.recEvtSummaryState),
-		salgenWriter(x.Event, "simulationMode", &c.recEvtSimulationMode),
-		salgenWriter(x.Event, "configurationApplied", &c.recEvtConfigurationApplied),
-		salgenWriter(x.Event, "configurationsAvailable", &c.recEvtConfigurationsAvailable),
-		salgenWriter(x.Event, "largeFileObjectAvailable", &c.recEvtLargeFileObjectAvailable),
-		salgenWriter(x.Event, "scalars", &c.recEvtScalars),
-		salgenWriter(x.Event, "arrays", &c.recEvtArrays),
-		salgenWriter(x.Event, "commandsReceived", &c.recEvtCommandsReceived),
-		salgenWriter(x.Telemetry, "scalars", &c.recScalars),
-		salgenWriter(x.Telemetry, "arrays", &c.recArrays),
-		salgenWriter(x.Telemetry, "status", &c.recStatus),
-	} {
-		if err != nil {
-			x.Close()
-			return nil, err
-		}
+	if err := c.setWriters(x.Event, x.Telemetry); err != nil {
+		x.Close()
+		return nil, err
 	}
 	return c, nil
 }
@@ -112,49 +78,25 @@ func (c *CSC) EvtLargeFileObjectAvailable() *topics.TypedWriter[*EvtLargeFileObj
 // HandleSetScalars sets the handler of the command setScalars (HandleFunc): fn gets the
 // command's data as a CmdSetScalars; an error from FromMap is the handler's error.
 func (c *CSC) HandleSetScalars(fn func(ctx context.Context, cmd *controller.Command, data *CmdSetScalars) error) error {
-	return c.CSC.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdSetScalars)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.CSC.HandleFunc("setScalars", controller.RecordHandler(fn))
 }
 
 // HandleSetArrays sets the handler of the command setArrays (HandleFunc): fn gets the
 // command's data as a CmdSetArrays; an error from FromMap is the handler's error.
 func (c *CSC) HandleSetArrays(fn func(ctx context.Context, cmd *controller.Command, data *CmdSetArrays) error) error {
-	return c.CSC.HandleFunc("setArrays", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdSetArrays)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.CSC.HandleFunc("setArrays", controller.RecordHandler(fn))
 }
 
 // HandleWait sets the handler of the command wait (HandleFunc): fn gets the
 // command's data as a CmdWait; an error from FromMap is the handler's error.
 func (c *CSC) HandleWait(fn func(ctx context.Context, cmd *controller.Command, data *CmdWait) error) error {
-	return c.CSC.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdWait)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.CSC.HandleFunc("wait", controller.RecordHandler(fn))
 }
 
 // HandleFault sets the handler of the command fault (HandleFunc): fn gets the
 // command's data as a CmdFault; an error from FromMap is the handler's error.
 func (c *CSC) HandleFault(fn func(ctx context.Context, cmd *controller.Command, data *CmdFault) error) error {
-	return c.CSC.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdFault)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.CSC.HandleFunc("fault", controller.RecordHandler(fn))
 }
 
 // EvtScalars returns the writer of the event scalars, or nil when the CSC does not write it.
@@ -182,22 +124,7 @@ func (c *CSC) Status() *topics.TypedWriter[*Status] { return c.recStatus }
 // command.
 type Controller struct {
 	*controller.Controller
-	recEvtLogLevel                 *topics.TypedWriter[*EvtLogLevel]
-	recEvtLogMessage               *topics.TypedWriter[*EvtLogMessage]
-	recEvtSoftwareVersions         *topics.TypedWriter[*EvtSoftwareVersions]
-	recEvtHeartbeat                *topics.TypedWriter[*EvtHeartbeat]
-	recEvtErrorCode                *topics.TypedWriter[*EvtErrorCode]
-	recEvtSummaryState             *topics.TypedWriter[*EvtSummaryState]
-	recEvtSimulationMode           *topics.TypedWriter[*EvtSimulationMode]
-	recEvtConfigurationApplied     *topics.TypedWriter[*EvtConfigurationApplied]
-	recEvtConfigurationsAvailable  *topics.TypedWriter[*EvtConfigurationsAvailable]
-	recEvtLargeFileObjectAvailable *topics.TypedWriter[*EvtLargeFileObjectAvailable]
-	recEvtScalars                  *topics.TypedWriter[*EvtScalars]
-	recEvtArrays                   *topics.TypedWriter[*EvtArrays]
-	recEvtCommandsReceived         *topics.TypedWriter[*EvtCommandsReceived]
-	recScalars                     *topics.TypedWriter[*Scalars]
-	recArrays                      *topics.TypedWriter[*Arrays]
-	recStatus                      *topics.TypedWriter[*Status]
+	salgenWriters
 }
 
 // NewController makes a Controller of Example with SAL index index on d (see controller.New),
@@ -211,28 +138,9 @@ func NewController(d *topics.Domain, index int, opts ...controller.Option) (*Con
 		return nil, err
 	}
 	c := &Controller{Controller: x}
-	for _, err := range []error{
-		salgenWriter(x.Event, "logLevel", &c.recEvtLogLevel),
-		salgenWriter(x.Event, "logMessage", &c.recEvtLogMessage),
-		salgenWriter(x.Event, "softwareVersions", &c.recEvtSoftwareVersions),
-		salgenWriter(x.Event, "heartbeat", &c.recEvtHeartbeat),
-		salgenWriter(x.Event, "errorCode", &c.recEvtErrorCode),
-		salgenWriter(x.Event, "summaryState", &c.recEvtSummaryState),
-		salgenWriter(x.Event, "simulationMode", &c.recEvtSimulationMode),
-		salgenWriter(x.Event, "configurationApplied", &c.recEvtConfigurationApplied),
-		salgenWriter(x.Event, "configurationsAvailable", &c.recEvtConfigurationsAvailable),
-		salgenWriter(x.Event, "largeFileObjectAvailable", &c.recEvtLargeFileObjectAvailable),
-		salgenWriter(x.Event, "scalars", &c.recEvtScalars),
-		salgenWriter(x.Event, "arrays", &c.recEvtArrays),
-		salgenWriter(x.Event, "commandsReceived", &c.recEvtCommandsReceived),
-		salgenWriter(x.Telemetry, "scalars", &c.recScalars),
-		salgenWriter(x.Telemetry, "arrays", &c.recArrays),
-		salgenWriter(x.Telemetry, "status", &c.recStatus),
-	} {
-		if err != nil {
-			x.Close()
-			return nil, err
-		}
+	if err := c.setWriters(x.Event, x.Telemetry); err != nil {
+		x.Close()
+		return nil, err
 	}
 	return c, nil
 }
@@ -254,73 +162,37 @@ func (c *Controller) EvtHeartbeat() *topics.TypedWriter[*EvtHeartbeat] { return 
 // HandleEnable sets the handler of the command enable (HandleFunc): fn gets the
 // command's data as a CmdEnable; an error from FromMap is the handler's error.
 func (c *Controller) HandleEnable(fn func(ctx context.Context, cmd *controller.Command, data *CmdEnable) error) error {
-	return c.Controller.HandleFunc("enable", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdEnable)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("enable", controller.RecordHandler(fn))
 }
 
 // HandleDisable sets the handler of the command disable (HandleFunc): fn gets the
 // command's data as a CmdDisable; an error from FromMap is the handler's error.
 func (c *Controller) HandleDisable(fn func(ctx context.Context, cmd *controller.Command, data *CmdDisable) error) error {
-	return c.Controller.HandleFunc("disable", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdDisable)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("disable", controller.RecordHandler(fn))
 }
 
 // HandleStandby sets the handler of the command standby (HandleFunc): fn gets the
 // command's data as a CmdStandby; an error from FromMap is the handler's error.
 func (c *Controller) HandleStandby(fn func(ctx context.Context, cmd *controller.Command, data *CmdStandby) error) error {
-	return c.Controller.HandleFunc("standby", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdStandby)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("standby", controller.RecordHandler(fn))
 }
 
 // HandleExitControl sets the handler of the command exitControl (HandleFunc): fn gets the
 // command's data as a CmdExitControl; an error from FromMap is the handler's error.
 func (c *Controller) HandleExitControl(fn func(ctx context.Context, cmd *controller.Command, data *CmdExitControl) error) error {
-	return c.Controller.HandleFunc("exitControl", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdExitControl)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("exitControl", controller.RecordHandler(fn))
 }
 
 // HandleStart sets the handler of the command start (HandleFunc): fn gets the
 // command's data as a CmdStart; an error from FromMap is the handler's error.
 func (c *Controller) HandleStart(fn func(ctx context.Context, cmd *controller.Command, data *CmdStart) error) error {
-	return c.Controller.HandleFunc("start", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdStart)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("start", controller.RecordHandler(fn))
 }
 
 // HandleSetLogLevel sets the handler of the command setLogLevel (HandleFunc): fn gets the
 // command's data as a CmdSetLogLevel; an error from FromMap is the handler's error.
 func (c *Controller) HandleSetLogLevel(fn func(ctx context.Context, cmd *controller.Command, data *CmdSetLogLevel) error) error {
-	return c.Controller.HandleFunc("setLogLevel", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdSetLogLevel)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("setLogLevel", controller.RecordHandler(fn))
 }
 
 // EvtErrorCode returns the writer of the event errorCode, or nil when the Controller does not write it.
@@ -354,49 +226,25 @@ func (c *Controller) EvtLargeFileObjectAvailable() *topics.TypedWriter[*EvtLarge
 // HandleSetScalars sets the handler of the command setScalars (HandleFunc): fn gets the
 // command's data as a CmdSetScalars; an error from FromMap is the handler's error.
 func (c *Controller) HandleSetScalars(fn func(ctx context.Context, cmd *controller.Command, data *CmdSetScalars) error) error {
-	return c.Controller.HandleFunc("setScalars", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdSetScalars)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("setScalars", controller.RecordHandler(fn))
 }
 
 // HandleSetArrays sets the handler of the command setArrays (HandleFunc): fn gets the
 // command's data as a CmdSetArrays; an error from FromMap is the handler's error.
 func (c *Controller) HandleSetArrays(fn func(ctx context.Context, cmd *controller.Command, data *CmdSetArrays) error) error {
-	return c.Controller.HandleFunc("setArrays", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdSetArrays)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("setArrays", controller.RecordHandler(fn))
 }
 
 // HandleWait sets the handler of the command wait (HandleFunc): fn gets the
 // command's data as a CmdWait; an error from FromMap is the handler's error.
 func (c *Controller) HandleWait(fn func(ctx context.Context, cmd *controller.Command, data *CmdWait) error) error {
-	return c.Controller.HandleFunc("wait", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdWait)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("wait", controller.RecordHandler(fn))
 }
 
 // HandleFault sets the handler of the command fault (HandleFunc): fn gets the
 // command's data as a CmdFault; an error from FromMap is the handler's error.
 func (c *Controller) HandleFault(fn func(ctx context.Context, cmd *controller.Command, data *CmdFault) error) error {
-	return c.Controller.HandleFunc("fault", func(ctx context.Context, cmd *controller.Command) error {
-		data := new(CmdFault)
-		if err := data.FromMap(cmd.Data); err != nil {
-			return err
-		}
-		return fn(ctx, cmd, data)
-	})
+	return c.Controller.HandleFunc("fault", controller.RecordHandler(fn))
 }
 
 // EvtScalars returns the writer of the event scalars, or nil when the Controller does not write it.
@@ -419,13 +267,50 @@ func (c *Controller) Arrays() *topics.TypedWriter[*Arrays] { return c.recArrays 
 // Status returns the writer of the telemetry topic status, or nil when the Controller does not write it.
 func (c *Controller) Status() *topics.TypedWriter[*Status] { return c.recStatus }
 
-// salgenWriter sets *dst to the typed writer of the topic get returns, or
-// nil when there is none.
-func salgenWriter[R topics.Record](get func(string) (*topics.Writer, error), name string, dst **topics.TypedWriter[R]) error {
-	w, err := get(name)
-	if err != nil {
-		return nil
+// salgenWriters are the typed writers of CSC and Controller.
+type salgenWriters struct {
+	recEvtLogLevel                 *topics.TypedWriter[*EvtLogLevel]
+	recEvtLogMessage               *topics.TypedWriter[*EvtLogMessage]
+	recEvtSoftwareVersions         *topics.TypedWriter[*EvtSoftwareVersions]
+	recEvtHeartbeat                *topics.TypedWriter[*EvtHeartbeat]
+	recEvtErrorCode                *topics.TypedWriter[*EvtErrorCode]
+	recEvtSummaryState             *topics.TypedWriter[*EvtSummaryState]
+	recEvtSimulationMode           *topics.TypedWriter[*EvtSimulationMode]
+	recEvtConfigurationApplied     *topics.TypedWriter[*EvtConfigurationApplied]
+	recEvtConfigurationsAvailable  *topics.TypedWriter[*EvtConfigurationsAvailable]
+	recEvtLargeFileObjectAvailable *topics.TypedWriter[*EvtLargeFileObjectAvailable]
+	recEvtScalars                  *topics.TypedWriter[*EvtScalars]
+	recEvtArrays                   *topics.TypedWriter[*EvtArrays]
+	recEvtCommandsReceived         *topics.TypedWriter[*EvtCommandsReceived]
+	recScalars                     *topics.TypedWriter[*Scalars]
+	recArrays                      *topics.TypedWriter[*Arrays]
+	recStatus                      *topics.TypedWriter[*Status]
+}
+
+// setWriters makes the typed writer of every topic event and tel (the
+// role's Event and Telemetry methods) have.
+func (w *salgenWriters) setWriters(event, tel func(string) (*topics.Writer, error)) error {
+	for _, err := range []error{
+		topics.SetTypedWriter(event, "logLevel", &w.recEvtLogLevel),
+		topics.SetTypedWriter(event, "logMessage", &w.recEvtLogMessage),
+		topics.SetTypedWriter(event, "softwareVersions", &w.recEvtSoftwareVersions),
+		topics.SetTypedWriter(event, "heartbeat", &w.recEvtHeartbeat),
+		topics.SetTypedWriter(event, "errorCode", &w.recEvtErrorCode),
+		topics.SetTypedWriter(event, "summaryState", &w.recEvtSummaryState),
+		topics.SetTypedWriter(event, "simulationMode", &w.recEvtSimulationMode),
+		topics.SetTypedWriter(event, "configurationApplied", &w.recEvtConfigurationApplied),
+		topics.SetTypedWriter(event, "configurationsAvailable", &w.recEvtConfigurationsAvailable),
+		topics.SetTypedWriter(event, "largeFileObjectAvailable", &w.recEvtLargeFileObjectAvailable),
+		topics.SetTypedWriter(event, "scalars", &w.recEvtScalars),
+		topics.SetTypedWriter(event, "arrays", &w.recEvtArrays),
+		topics.SetTypedWriter(event, "commandsReceived", &w.recEvtCommandsReceived),
+		topics.SetTypedWriter(tel, "scalars", &w.recScalars),
+		topics.SetTypedWriter(tel, "arrays", &w.recArrays),
+		topics.SetTypedWriter(tel, "status", &w.recStatus),
+	} {
+		if err != nil {
+			return err
+		}
 	}
-	*dst, err = topics.NewTypedWriter[R](w)
-	return err
+	return nil
 }

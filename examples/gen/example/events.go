@@ -101,19 +101,19 @@ func (r *EvtLogLevel) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLogLevel) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_logLevel"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "level", salxml.Int, &r.Level)
-	salgenGet(&e, src, "subsystem", salxml.String, &r.Subsystem)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_logLevel"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "level", salxml.Int, &r.Level)
+	validate.Get(&e, src, "subsystem", salxml.String, &r.Subsystem)
+	return e.Err()
 }
 
 // EvtLogMessage is a record of the event logMessage of Example (SAL topic logevent_logMessage).
@@ -266,26 +266,26 @@ func (r *EvtLogMessage) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLogMessage) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_logMessage"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "name", salxml.String, &r.Name)
-	salgenGet(&e, src, "level", salxml.Int, &r.Level)
-	salgenGet(&e, src, "message", salxml.String, &r.Message)
-	salgenGet(&e, src, "traceback", salxml.String, &r.Traceback)
-	salgenGet(&e, src, "filePath", salxml.String, &r.FilePath)
-	salgenGet(&e, src, "functionName", salxml.String, &r.FunctionName)
-	salgenGet(&e, src, "lineNumber", salxml.Long, &r.LineNumber)
-	salgenGet(&e, src, "process", salxml.Long, &r.Process)
-	salgenGet(&e, src, "timestamp", salxml.Double, &r.Timestamp)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_logMessage"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "name", salxml.String, &r.Name)
+	validate.Get(&e, src, "level", salxml.Int, &r.Level)
+	validate.Get(&e, src, "message", salxml.String, &r.Message)
+	validate.Get(&e, src, "traceback", salxml.String, &r.Traceback)
+	validate.Get(&e, src, "filePath", salxml.String, &r.FilePath)
+	validate.Get(&e, src, "functionName", salxml.String, &r.FunctionName)
+	validate.Get(&e, src, "lineNumber", salxml.Long, &r.LineNumber)
+	validate.Get(&e, src, "process", salxml.Long, &r.Process)
+	validate.Get(&e, src, "timestamp", salxml.Double, &r.Timestamp)
+	return e.Err()
 }
 
 // EvtSoftwareVersions is a record of the event softwareVersions of Example (SAL topic logevent_softwareVersions).
@@ -400,21 +400,21 @@ func (r *EvtSoftwareVersions) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSoftwareVersions) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_softwareVersions"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "salVersion", salxml.String, &r.SalVersion)
-	salgenGet(&e, src, "xmlVersion", salxml.String, &r.XmlVersion)
-	salgenGet(&e, src, "cscVersion", salxml.String, &r.CscVersion)
-	salgenGet(&e, src, "subsystemVersions", salxml.String, &r.SubsystemVersions)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_softwareVersions"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "salVersion", salxml.String, &r.SalVersion)
+	validate.Get(&e, src, "xmlVersion", salxml.String, &r.XmlVersion)
+	validate.Get(&e, src, "cscVersion", salxml.String, &r.CscVersion)
+	validate.Get(&e, src, "subsystemVersions", salxml.String, &r.SubsystemVersions)
+	return e.Err()
 }
 
 // EvtHeartbeat is a record of the event heartbeat of Example (SAL topic logevent_heartbeat).
@@ -495,18 +495,18 @@ func (r *EvtHeartbeat) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtHeartbeat) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_heartbeat"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "heartbeat", salxml.Boolean, &r.Heartbeat)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_heartbeat"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "heartbeat", salxml.Boolean, &r.Heartbeat)
+	return e.Err()
 }
 
 // EvtErrorCode is a record of the event errorCode of Example (SAL topic logevent_errorCode).
@@ -608,20 +608,20 @@ func (r *EvtErrorCode) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtErrorCode) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_errorCode"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "errorCode", salxml.Long, &r.ErrorCode)
-	salgenGet(&e, src, "errorReport", salxml.String, &r.ErrorReport)
-	salgenGet(&e, src, "traceback", salxml.String, &r.Traceback)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_errorCode"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "errorCode", salxml.Long, &r.ErrorCode)
+	validate.Get(&e, src, "errorReport", salxml.String, &r.ErrorReport)
+	validate.Get(&e, src, "traceback", salxml.String, &r.Traceback)
+	return e.Err()
 }
 
 // EvtSummaryState is a record of the event summaryState of Example (SAL topic logevent_summaryState).
@@ -702,18 +702,18 @@ func (r *EvtSummaryState) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSummaryState) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_summaryState"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "summaryState", salxml.Long, &r.SummaryState)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_summaryState"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "summaryState", salxml.Long, &r.SummaryState)
+	return e.Err()
 }
 
 // EvtSimulationMode is a record of the event simulationMode of Example (SAL topic logevent_simulationMode).
@@ -794,18 +794,18 @@ func (r *EvtSimulationMode) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSimulationMode) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_simulationMode"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "mode", salxml.Int, &r.Mode)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_simulationMode"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "mode", salxml.Int, &r.Mode)
+	return e.Err()
 }
 
 // EvtConfigurationApplied is a record of the event configurationApplied of Example (SAL topic logevent_configurationApplied).
@@ -930,22 +930,22 @@ func (r *EvtConfigurationApplied) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtConfigurationApplied) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_configurationApplied"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "configurations", salxml.String, &r.Configurations)
-	salgenGet(&e, src, "version", salxml.String, &r.Version)
-	salgenGet(&e, src, "url", salxml.String, &r.Url)
-	salgenGet(&e, src, "schemaVersion", salxml.String, &r.SchemaVersion)
-	salgenGet(&e, src, "otherInfo", salxml.String, &r.OtherInfo)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_configurationApplied"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "configurations", salxml.String, &r.Configurations)
+	validate.Get(&e, src, "version", salxml.String, &r.Version)
+	validate.Get(&e, src, "url", salxml.String, &r.Url)
+	validate.Get(&e, src, "schemaVersion", salxml.String, &r.SchemaVersion)
+	validate.Get(&e, src, "otherInfo", salxml.String, &r.OtherInfo)
+	return e.Err()
 }
 
 // EvtConfigurationsAvailable is a record of the event configurationsAvailable of Example (SAL topic logevent_configurationsAvailable).
@@ -1062,21 +1062,21 @@ func (r *EvtConfigurationsAvailable) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtConfigurationsAvailable) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_configurationsAvailable"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "overrides", salxml.String, &r.Overrides)
-	salgenGet(&e, src, "version", salxml.String, &r.Version)
-	salgenGet(&e, src, "url", salxml.String, &r.Url)
-	salgenGet(&e, src, "schemaVersion", salxml.String, &r.SchemaVersion)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_configurationsAvailable"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "overrides", salxml.String, &r.Overrides)
+	validate.Get(&e, src, "version", salxml.String, &r.Version)
+	validate.Get(&e, src, "url", salxml.String, &r.Url)
+	validate.Get(&e, src, "schemaVersion", salxml.String, &r.SchemaVersion)
+	return e.Err()
 }
 
 // EvtLargeFileObjectAvailable is a record of the event largeFileObjectAvailable of Example (SAL topic logevent_largeFileObjectAvailable).
@@ -1217,24 +1217,24 @@ func (r *EvtLargeFileObjectAvailable) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLargeFileObjectAvailable) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_largeFileObjectAvailable"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "url", salxml.String, &r.Url)
-	salgenGet(&e, src, "generator", salxml.String, &r.Generator)
-	salgenGet(&e, src, "version", salxml.Float, &r.Version)
-	salgenGet(&e, src, "byteSize", salxml.Long, &r.ByteSize)
-	salgenGet(&e, src, "checkSum", salxml.String, &r.CheckSum)
-	salgenGet(&e, src, "mimeType", salxml.String, &r.MimeType)
-	salgenGet(&e, src, "id", salxml.String, &r.Id)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_largeFileObjectAvailable"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "url", salxml.String, &r.Url)
+	validate.Get(&e, src, "generator", salxml.String, &r.Generator)
+	validate.Get(&e, src, "version", salxml.Float, &r.Version)
+	validate.Get(&e, src, "byteSize", salxml.Long, &r.ByteSize)
+	validate.Get(&e, src, "checkSum", salxml.String, &r.CheckSum)
+	validate.Get(&e, src, "mimeType", salxml.String, &r.MimeType)
+	validate.Get(&e, src, "id", salxml.String, &r.Id)
+	return e.Err()
 }
 
 // EvtScalars is a record of the event scalars of Example (SAL topic logevent_scalars).
@@ -1389,28 +1389,28 @@ func (r *EvtScalars) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtScalars) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_scalars"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
-	salgenGet(&e, src, "byte0", salxml.Byte, &r.Byte0)
-	salgenGet(&e, src, "short0", salxml.Short, &r.Short0)
-	salgenGet(&e, src, "int0", salxml.Int, &r.Int0)
-	salgenGet(&e, src, "long0", salxml.Long, &r.Long0)
-	salgenGet(&e, src, "longLong0", salxml.LongLong, &r.LongLong0)
-	salgenGet(&e, src, "unsignedShort0", salxml.UnsignedShort, &r.UnsignedShort0)
-	salgenGet(&e, src, "unsignedInt0", salxml.UnsignedInt, &r.UnsignedInt0)
-	salgenGet(&e, src, "float0", salxml.Float, &r.Float0)
-	salgenGet(&e, src, "double0", salxml.Double, &r.Double0)
-	salgenGet(&e, src, "string0", salxml.String, &r.String0)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_scalars"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
+	validate.Get(&e, src, "byte0", salxml.Byte, &r.Byte0)
+	validate.Get(&e, src, "short0", salxml.Short, &r.Short0)
+	validate.Get(&e, src, "int0", salxml.Int, &r.Int0)
+	validate.Get(&e, src, "long0", salxml.Long, &r.Long0)
+	validate.Get(&e, src, "longLong0", salxml.LongLong, &r.LongLong0)
+	validate.Get(&e, src, "unsignedShort0", salxml.UnsignedShort, &r.UnsignedShort0)
+	validate.Get(&e, src, "unsignedInt0", salxml.UnsignedInt, &r.UnsignedInt0)
+	validate.Get(&e, src, "float0", salxml.Float, &r.Float0)
+	validate.Get(&e, src, "double0", salxml.Double, &r.Double0)
+	validate.Get(&e, src, "string0", salxml.String, &r.String0)
+	return e.Err()
 }
 
 // EvtArrays is a record of the event arrays of Example (SAL topic logevent_arrays).
@@ -1554,27 +1554,27 @@ func (r *EvtArrays) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtArrays) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_arrays"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
-	salgenGetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
-	salgenGetArray(&e, src, "short0", salxml.Short, r.Short0[:])
-	salgenGetArray(&e, src, "int0", salxml.Int, r.Int0[:])
-	salgenGetArray(&e, src, "long0", salxml.Long, r.Long0[:])
-	salgenGetArray(&e, src, "longLong0", salxml.LongLong, r.LongLong0[:])
-	salgenGetArray(&e, src, "unsignedShort0", salxml.UnsignedShort, r.UnsignedShort0[:])
-	salgenGetArray(&e, src, "unsignedInt0", salxml.UnsignedInt, r.UnsignedInt0[:])
-	salgenGetArray(&e, src, "float0", salxml.Float, r.Float0[:])
-	salgenGetArray(&e, src, "double0", salxml.Double, r.Double0[:])
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_arrays"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.GetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
+	validate.GetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
+	validate.GetArray(&e, src, "short0", salxml.Short, r.Short0[:])
+	validate.GetArray(&e, src, "int0", salxml.Int, r.Int0[:])
+	validate.GetArray(&e, src, "long0", salxml.Long, r.Long0[:])
+	validate.GetArray(&e, src, "longLong0", salxml.LongLong, r.LongLong0[:])
+	validate.GetArray(&e, src, "unsignedShort0", salxml.UnsignedShort, r.UnsignedShort0[:])
+	validate.GetArray(&e, src, "unsignedInt0", salxml.UnsignedInt, r.UnsignedInt0[:])
+	validate.GetArray(&e, src, "float0", salxml.Float, r.Float0[:])
+	validate.GetArray(&e, src, "double0", salxml.Double, r.Double0[:])
+	return e.Err()
 }
 
 // EvtCommandsReceived is a record of the event commandsReceived of Example (SAL topic logevent_commandsReceived).
@@ -1666,17 +1666,17 @@ func (r *EvtCommandsReceived) ToMap(dst map[string]any, private bool) {
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtCommandsReceived) FromMap(src map[string]any) error {
-	e := salgenErrs{topic: "logevent_commandsReceived"}
-	salgenGet(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	salgenGet(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	salgenGet(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	salgenGet(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	salgenGet(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	salgenGet(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	salgenGet(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	salgenGet(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	salgenGet(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
-	salgenGet(&e, src, "count", salxml.Long, &r.Count)
-	salgenGet(&e, src, "lastCommand", salxml.String, &r.LastCommand)
-	return e.err()
+	e := validate.Fields{Component: Name, Topic: "logevent_commandsReceived"}
+	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
+	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
+	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
+	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
+	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
+	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
+	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
+	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
+	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	validate.Get(&e, src, "count", salxml.Long, &r.Count)
+	validate.Get(&e, src, "lastCommand", salxml.String, &r.LastCommand)
+	return e.Err()
 }

@@ -45,22 +45,22 @@ func NewRemote(d *topics.Domain, index int, opts ...remote.Option) (*Remote, err
 	}
 	r := &Remote{Remote: rr}
 	for _, err := range []error{
-		salgenReader(rr.Event, "logLevel", &r.recEvtLogLevel),
-		salgenReader(rr.Event, "logMessage", &r.recEvtLogMessage),
-		salgenReader(rr.Event, "softwareVersions", &r.recEvtSoftwareVersions),
-		salgenReader(rr.Event, "heartbeat", &r.recEvtHeartbeat),
-		salgenReader(rr.Event, "errorCode", &r.recEvtErrorCode),
-		salgenReader(rr.Event, "summaryState", &r.recEvtSummaryState),
-		salgenReader(rr.Event, "simulationMode", &r.recEvtSimulationMode),
-		salgenReader(rr.Event, "configurationApplied", &r.recEvtConfigurationApplied),
-		salgenReader(rr.Event, "configurationsAvailable", &r.recEvtConfigurationsAvailable),
-		salgenReader(rr.Event, "largeFileObjectAvailable", &r.recEvtLargeFileObjectAvailable),
-		salgenReader(rr.Event, "scalars", &r.recEvtScalars),
-		salgenReader(rr.Event, "arrays", &r.recEvtArrays),
-		salgenReader(rr.Event, "commandsReceived", &r.recEvtCommandsReceived),
-		salgenReader(rr.Telemetry, "scalars", &r.recScalars),
-		salgenReader(rr.Telemetry, "arrays", &r.recArrays),
-		salgenReader(rr.Telemetry, "status", &r.recStatus),
+		topics.SetTypedReader(rr.Event, "logLevel", &r.recEvtLogLevel),
+		topics.SetTypedReader(rr.Event, "logMessage", &r.recEvtLogMessage),
+		topics.SetTypedReader(rr.Event, "softwareVersions", &r.recEvtSoftwareVersions),
+		topics.SetTypedReader(rr.Event, "heartbeat", &r.recEvtHeartbeat),
+		topics.SetTypedReader(rr.Event, "errorCode", &r.recEvtErrorCode),
+		topics.SetTypedReader(rr.Event, "summaryState", &r.recEvtSummaryState),
+		topics.SetTypedReader(rr.Event, "simulationMode", &r.recEvtSimulationMode),
+		topics.SetTypedReader(rr.Event, "configurationApplied", &r.recEvtConfigurationApplied),
+		topics.SetTypedReader(rr.Event, "configurationsAvailable", &r.recEvtConfigurationsAvailable),
+		topics.SetTypedReader(rr.Event, "largeFileObjectAvailable", &r.recEvtLargeFileObjectAvailable),
+		topics.SetTypedReader(rr.Event, "scalars", &r.recEvtScalars),
+		topics.SetTypedReader(rr.Event, "arrays", &r.recEvtArrays),
+		topics.SetTypedReader(rr.Event, "commandsReceived", &r.recEvtCommandsReceived),
+		topics.SetTypedReader(rr.Telemetry, "scalars", &r.recScalars),
+		topics.SetTypedReader(rr.Telemetry, "arrays", &r.recArrays),
+		topics.SetTypedReader(rr.Telemetry, "status", &r.recStatus),
 	} {
 		if err != nil {
 			rr.Close()
@@ -68,17 +68,6 @@ func NewRemote(d *topics.Domain, index int, opts ...remote.Option) (*Remote, err
 		}
 	}
 	return r, nil
-}
-
-// salgenReader sets *dst to the typed reader of the topic get returns, or
-// nil when the Remote does not read it.
-func salgenReader[R topics.Record](get func(string) (*topics.Reader, error), name string, dst **topics.TypedReader[R]) error {
-	rd, err := get(name)
-	if err != nil {
-		return nil
-	}
-	*dst, err = topics.NewTypedReader[R](rd)
-	return err
 }
 
 // EvtLogLevel returns the reader of the event logLevel, or nil when the Remote does not read it.
