@@ -21,7 +21,21 @@ const EnvEndpoint = "S3_ENDPOINT_URL"
 
 // ErrNotFound: the key, or the bucket, does not exist. Errors of Size,
 // Download and Upload match it (errors.Is).
-var ErrNotFound = s3.ErrNotFound
+var ErrNotFound = errors.New("lfa: not found")
+
+// notFound is an error of the S3 client that matches ErrNotFound.
+type notFound struct{ error }
+
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
+func (e notFound) Unwrap() error        { return e.error }
+
+// public makes an error of the S3 client match this package's sentinels.
+func public(err error) error {
+	if err != nil && errors.Is(err, s3.ErrNotFound) {
+		return notFound{err}
+	}
+	return err
+}
 
 // ErrClosed: the Bucket was closed.
 var ErrClosed = errors.New("lfa: bucket closed")
@@ -66,7 +80,7 @@ func Open(ctx context.Context, name string, opts ...Option) (*Bucket, error) {
 	if !o.endpointSet {
 		endpoint = os.Getenv(EnvEndpoint)
 	}
-	// 0: s3's defaults, which are this package's.
+	// 0: s3's defaults, which are this package's (TestDefaults_AreS3s).
 	cfg := s3.Config{Endpoint: endpoint, Profile: o.profile, PartSize: o.partSize, Concurrency: o.concurrency}
 	if endpoint == "" {
 		url, err := embeddedStore()
@@ -128,6 +142,7 @@ func (b *Bucket) Upload(ctx context.Context, key string, r io.Reader, opts ...Up
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Upload(ctx, b.name, key, r, s3.Upload{ContentType: o.contentType, Size: o.size, Progress: o.progress})
+	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -165,6 +180,7 @@ func (b *Bucket) UploadFile(ctx context.Context, key, path string, opts ...Uploa
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.UploadAt(ctx, b.name, key, f, st.Size(), s3.Upload{ContentType: o.contentType, Progress: o.progress})
+	err = public(err)
 	if err != nil {
 		return 0, err
 	}
@@ -181,6 +197,7 @@ func (b *Bucket) Download(ctx context.Context, key string, w io.Writer) (int64, 
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Download(ctx, b.name, key, w)
+	err = public(err)
 	if err == nil {
 		b.log.Debug("lfa: downloaded", "bucket", b.name, "key", key, "bytes", n, "endpoint", b.c.Endpoint())
 	}
@@ -205,7 +222,7 @@ func (b *Bucket) Size(ctx context.Context, key string) (int64, error) {
 	}
 	defer b.mu.RUnlock()
 	n, err := b.c.Size(ctx, b.name, key)
-	return n, err
+	return n, public(err)
 }
 
 // Object is one object of a bucket, as Objects lists it.
@@ -241,7 +258,7 @@ func (b *Bucket) Objects(ctx context.Context, prefix string) iter.Seq2[Object, e
 			return true
 		})
 		if err != nil && !stopped {
-			yield(Object{}, err)
+			yield(Object{}, public(err))
 		}
 	}
 }

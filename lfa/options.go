@@ -2,25 +2,23 @@ package lfa
 
 import (
 	"log/slog"
-
-	"github.com/lsst-sal/salgo/internal/s3"
 )
 
 // Defaults of Open's options.
 const (
 	// DefaultPartSize is the part size of multipart uploads (8 MiB,
 	// boto3's multipart_chunksize): uploads up to it are one request.
-	DefaultPartSize = s3.DefaultPartSize
+	DefaultPartSize = 8 << 20
 	// MinPartSize is S3's smallest part, 5 MiB.
-	MinPartSize = s3.MinPartSize
+	MinPartSize = 5 << 20
 	// DefaultConcurrency is how many parts of one upload are in flight
 	// at once. An upload holds at most PartSize × Concurrency bytes
 	// (32 MiB by default), whatever the file's size.
-	DefaultConcurrency = s3.DefaultConcurrency
+	DefaultConcurrency = 4
 	// MaxAttempts bounds the attempts of each request to the store (the
 	// AWS SDK's standard retryer: transient network errors, throttling
 	// and 5xx answers, with jittered exponential backoff).
-	MaxAttempts = s3.DefaultMaxAttempts
+	MaxAttempts = 5
 )
 
 // Option configures Open.

@@ -51,7 +51,7 @@ const (
 )
 
 // ErrNotFound: the key or the bucket does not exist (HTTP 404).
-var ErrNotFound = errors.New("lfa: not found") // lfa.ErrNotFound: its text is lfa's
+var ErrNotFound = errors.New("not found")
 
 // Config configures New.
 type Config struct {
