@@ -222,8 +222,18 @@ func buildScratch() {
 				return
 			}
 		}
-		if types[s], err = recordTypeName(filepath.Join(dir, salgen.PackageName(s.Comp)), s.Topic); err != nil {
+		c, err := defs.Component(s.Comp)
+		if err != nil {
 			fail(err)
+			return
+		}
+		names, err := salgen.TypeNames(c)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if types[s] = names[s.Topic]; types[s] == "" {
+			fail(fmt.Errorf("no record type of %s.%s", s.Comp, s.Topic))
 			return
 		}
 	}
@@ -246,29 +256,6 @@ func buildScratch() {
 		return
 	}
 	scratch.dir, scratch.bin, scratch.xml = dir, bin, xmlDir
-}
-
-// recordTypeName returns the name of the record type salgen generated in
-// dir for the topic of SAL name salName.
-func recordTypeName(dir, salName string) (string, error) {
-	re := regexp.MustCompile(`(?s)SALName:\s*"` + regexp.QuoteMeta(salName) + `",.*?return new\((\w+)\)`)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".go") {
-			continue
-		}
-		src, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return "", err
-		}
-		if m := re.FindSubmatch(src); m != nil {
-			return string(m[1]), nil
-		}
-	}
-	return "", fmt.Errorf("no record type of %s in %s", salName, dir)
 }
 
 // goCmd runs the go command in dir (the current folder if "") for the

@@ -61,6 +61,20 @@ type File struct {
 // PackageName returns the package name (and folder) of component comp.
 func PackageName(comp string) string { return strings.ToLower(comp) }
 
+// TypeNames returns the name of the record type the package of component
+// comp has for each topic, by SAL name.
+func TypeNames(c *salxml.Component) (map[string]string, error) {
+	p, err := plan(c, "")
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]string, len(p.records))
+	for _, r := range p.records {
+		names[r.t.SALName] = r.typeName
+	}
+	return names, nil
+}
+
 // Files returns the files of the package of component comp, sorted by
 // name.
 func Files(defs *salxml.Definitions, comp string, opts Options) ([]File, error) {
