@@ -293,11 +293,12 @@ var kindFiles = []struct {
 
 func (d *Definitions) build(s *subsystem) (*Component, error) {
 	c := &Component{
-		Name:             s.name,
-		Description:      s.description,
-		IndexEnumeration: s.indexEnum,
-		Indexed:          s.indexEnum != "no",
-		AddedGenerics:    s.added,
+		Name:                s.name,
+		Description:         s.description,
+		IndexEnumeration:    s.indexEnum,
+		Indexed:             s.indexEnum != "no",
+		AddedGenerics:       s.added,
+		GenericEnumerations: d.generics.enums,
 	}
 	subsFile := path.Join(filepath.ToSlash(d.salLabel), "SALSubsystems.xml")
 	names, err := indexNames(subsFile, s.line, s.name, s.indexEnum)

@@ -331,6 +331,11 @@ type Component struct {
 	Topics []*Topic
 	// Enumerations are the file-level enumerations of the component's files.
 	Enumerations []*Enumeration
+	// GenericEnumerations are the file-level enumerations of
+	// SALGenerics.xml (in ts_xml 28, SummaryStates: the values of
+	// logevent_summaryState's summaryState), which every component's
+	// generic topics share. Components share the values; do not modify them.
+	GenericEnumerations []*Enumeration
 
 	byName map[string]*Topic
 }

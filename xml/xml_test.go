@@ -1,8 +1,10 @@
 package xml_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	salxml "github.com/lsst-sal/salgo/xml"
@@ -64,6 +66,39 @@ func TestRealCorpus_RevCodes(t *testing.T) {
 		}
 		if got := tp.RevCode(); got != tc.want {
 			t.Errorf("%s.%s revCode %s, want %s\n%s", tc.comp, tc.topic, got, tc.want, tp.AvroSchema())
+		}
+	}
+}
+
+// TestRealCorpus_GenericEnumerations: every component carries
+// SALGenerics.xml's SummaryStates, numbered 1…5 in its order, beside its
+// own enumerations (MTM1M3 has a SummaryStates of its own too).
+func TestRealCorpus_GenericEnumerations(t *testing.T) {
+	d, err := salxml.Open(tsXMLDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"MTMount", "MTM1M3", "Test"} {
+		c, err := d.Component(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.GenericEnumerations) != 1 || c.GenericEnumerations[0].Class != "SummaryStates" {
+			t.Fatalf("%s: generic enumerations %v, want SummaryStates alone", name, c.GenericEnumerations)
+		}
+		var got []string
+		for _, e := range c.GenericEnumerations[0].Entries {
+			got = append(got, fmt.Sprintf("%s=%d", e.Name, e.Value))
+		}
+		if want := "SummaryStates_DisabledState=1 SummaryStates_EnabledState=2 SummaryStates_FaultState=3 SummaryStates_OfflineState=4 SummaryStates_StandbyState=5"; strings.Join(got, " ") != want {
+			t.Errorf("%s: %s, want %s", name, strings.Join(got, " "), want)
+		}
+		own := false
+		for _, e := range c.Enumerations {
+			own = own || e.Class == "SummaryStates"
+		}
+		if own != (name == "MTM1M3") {
+			t.Errorf("%s: a SummaryStates of its own: %v", name, own)
 		}
 	}
 }

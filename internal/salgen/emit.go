@@ -233,7 +233,19 @@ func (p *pkg) enumsFile() (File, error) {
 		}
 		b.p("}")
 	}
-	return p.file("enums.go", []string{`"strconv"`}, &b)
+	b.p("")
+	b.p("// %s is the generic command acknowledgement code, the Ack field of", p.retCode)
+	b.p("// Ackcmd (ts_xml's sal_enums.SalRetCode): the SDK's topics.AckCode.")
+	b.p("type %s = topics.AckCode", p.retCode)
+	b.p("")
+	b.p("// The command acknowledgement codes of %s (SalRetCode's CMD_ACK …", p.retCode)
+	b.p("// CMD_TIMEOUT), named as the SDK names them.")
+	b.p("const (")
+	for _, c := range p.retCodes {
+		b.p("%s = topics.%s", c.name, c.label)
+	}
+	b.p(")")
+	return p.file("enums.go", []string{`"strconv"`, "", quote(modPath + "/topics")}, &b)
 }
 
 // kindDoc names a topic kind in a doc comment.

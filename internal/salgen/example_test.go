@@ -88,6 +88,48 @@ func TestExample_Enums(t *testing.T) {
 	}
 }
 
+// TestExample_GenericEnums: the generic enumerations are in the package
+// too: SummaryStates as SALGenerics.xml names and numbers it (the same
+// values as controller.State), and SalRetCode, the SDK's topics.AckCode,
+// with ts_xml's sal_enums.SalRetCode values.
+func TestExample_GenericEnums(t *testing.T) {
+	for _, c := range []struct {
+		v     example.SummaryStates
+		state controller.State
+		name  string
+	}{
+		{example.SummaryStatesDisabledState, controller.Disabled, "DisabledState"},
+		{example.SummaryStatesEnabledState, controller.Enabled, "EnabledState"},
+		{example.SummaryStatesFaultState, controller.Fault, "FaultState"},
+		{example.SummaryStatesOfflineState, controller.Offline, "OfflineState"},
+		{example.SummaryStatesStandbyState, controller.Standby, "StandbyState"},
+	} {
+		if controller.State(c.v) != c.state || c.v.String() != c.name {
+			t.Errorf("%d %q, want %v %q", c.v, c.v, c.state, c.name)
+		}
+	}
+	for _, c := range []struct {
+		v    example.SalRetCode
+		n    int32
+		name string
+	}{
+		{example.SalRetCodeCmdAck, 300, "CMD_ACK"},
+		{example.SalRetCodeCmdInProgress, 301, "CMD_INPROGRESS"},
+		{example.SalRetCodeCmdStalled, 302, "CMD_STALLED"},
+		{example.SalRetCodeCmdComplete, 303, "CMD_COMPLETE"},
+		{example.SalRetCodeCmdNoPerm, -300, "CMD_NOPERM"},
+		{example.SalRetCodeCmdNoAck, -301, "CMD_NOACK"},
+		{example.SalRetCodeCmdFailed, -302, "CMD_FAILED"},
+		{example.SalRetCodeCmdAborted, -303, "CMD_ABORTED"},
+		{example.SalRetCodeCmdTimeout, -304, "CMD_TIMEOUT"},
+	} {
+		var code topics.AckCode = c.v // the SDK's type, no conversion
+		if int32(code) != c.n || code.String() != c.name {
+			t.Errorf("%d %q, want %d %q", int32(code), code.String(), c.n, c.name)
+		}
+	}
+}
+
 // TestExample_Bus: a typed CSC writes telemetry and an event, a typed
 // Remote reads them back equal; a typed command reaches the typed handler
 // with equal data.

@@ -17,6 +17,10 @@ type pkg struct {
 	version string
 	records []*record
 	enums   []*enum
+	// retCode names SalRetCode, the generic ack codes' alias, and its
+	// constants (label: the topics constant each stands for).
+	retCode  string
+	retCodes []enumConst
 }
 
 // record is one topic's struct.
@@ -169,6 +173,31 @@ func plan(comp *salxml.Component, version string) (*pkg, error) {
 		p.enums = append(p.enums, newEnum(global, e, exported(e.Class), e.Class+"_",
 			fmt.Sprintf("%s is the enumeration %s of %s.", exported(e.Class), e.Class, comp.Name)))
 	}
+	// The generic enumerations of SALGenerics.xml, unless the component
+	// defines a class of the same name (MTM1M3, MTM1M3TS and MTVMS have
+	// their own SummaryStates).
+	own := map[string]bool{}
+	for _, e := range comp.Enumerations {
+		own[e.Class] = true
+	}
+	for _, e := range comp.GenericEnumerations {
+		if e.Class == "" || own[e.Class] {
+			continue
+		}
+		doc := fmt.Sprintf("%s is the generic enumeration %s of SALGenerics.xml.", exported(e.Class), e.Class)
+		if e.Class == "SummaryStates" {
+			doc = "SummaryStates is the generic enumeration SummaryStates of SALGenerics.xml,\n" +
+				"// the summaryState event's values. They are controller.State's (sal.State):\n" +
+				"// controller.State(SummaryStatesEnabledState) is controller.Enabled."
+		}
+		p.enums = append(p.enums, newEnum(global, e, exported(e.Class), e.Class+"_", doc))
+	}
+	// The generic ack codes, which ts_xml's Python package (not its XML)
+	// defines as sal_enums.SalRetCode; here an alias of topics.AckCode.
+	p.retCode = global.take("SalRetCode")
+	for _, c := range retCodes {
+		p.retCodes = append(p.retCodes, enumConst{name: global.take(p.retCode + c), label: c})
+	}
 	for _, r := range p.records {
 		for _, f := range r.fields {
 			if f.f.Enumeration == nil {
@@ -183,6 +212,11 @@ func plan(comp *salxml.Component, version string) (*pkg, error) {
 	p.accessors()
 	return p, nil
 }
+
+// retCodes are the topics constants of the command acknowledgement codes,
+// ts_xml's sal_enums.SalRetCode CMD_ACK … CMD_TIMEOUT in their order.
+var retCodes = []string{"CmdAck", "CmdInProgress", "CmdStalled", "CmdComplete",
+	"CmdNoPerm", "CmdNoAck", "CmdFailed", "CmdAborted", "CmdTimeout"}
 
 // fieldEnumPrefix returns the prefix a field-level enumeration's entries
 // share and that is dropped from their names: the text up to the first

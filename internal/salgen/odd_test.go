@@ -26,7 +26,9 @@ func oddItem(name, typ string, count int, desc string) string {
 // fields named like Record methods and each other and starting with "_",
 // a command named like a method of the embedded CSC (func), an
 // enumeration named like a topic type with entries that meet after
-// CamelCase and a value beyond int32, and descriptions that name
+// CamelCase and a value beyond int32, a SummaryStates class of its own (as
+// MTM1M3's), a SalRetCode class whose constants meet the generic ack
+// codes', and descriptions that name
 // packages ("errors.", "slices.").
 func oddDefs(t *testing.T) *salxml.Definitions {
 	t.Helper()
@@ -47,6 +49,7 @@ func oddDefs(t *testing.T) *salxml.Definitions {
 			topic("Telemetry", "evtFoo", oddItem("x", "byte", 1, "x")) +
 			"</SALTelemetrySet>")},
 		"Odd/Odd_Events.xml": {Data: []byte(head + "<SALEventSet><Enumeration>Start_A_B=1, Start_AB=2, Start_Big=0x7fffffffff</Enumeration>" +
+			"<Enumeration>SummaryStates_Up=7, SummaryStates_Down=8</Enumeration><Enumeration>SalRetCode_CmdAck</Enumeration>" +
 			topic("Event", "logevent_foo", oddItem("errors", "short", 1, "e")) +
 			"</SALEventSet>")},
 		"Odd/Odd_Commands.xml": {Data: []byte(head + "<SALCommandSet>" +
@@ -80,6 +83,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lsst-sal/salgo/topics"
+
 	"` + scratchModule + `/odd"
 )
 
@@ -96,6 +101,15 @@ func TestNames(t *testing.T) {
 	_ = odd.CmdFunc{FromMap_: 1}
 	if odd.Start_AB != 1 || odd.Start_Ab != 2 || odd.Start_Big != 0x7fffffffff || odd.Start_Big.String() != "Big" || odd.Start_(5).String() != "Start_(5)" {
 		t.Error("enumeration")
+	}
+	// Its own SummaryStates, not the generic one; its own SalRetCode, and
+	// the generic ack codes under the names left.
+	if odd.SummaryStatesUp != 7 || odd.SummaryStatesDown.String() != "Down" || odd.SalRetCodeCmdAck != 1 {
+		t.Error("own enumerations")
+	}
+	var ack topics.AckCode = odd.SalRetCode_CmdAck
+	if ack != topics.CmdAck || odd.SalRetCode_CmdComplete != topics.CmdComplete {
+		t.Error("generic ack codes")
 	}
 }
 `

@@ -20,7 +20,11 @@
 // with class K is type K with constants K+Entry, the entry's name after
 // "K_" in CamelCase; a field-level one is named after its topic type and
 // field, and drops the prefix up to the first "_" that all its entries
-// share unless that prefix is in capitals. Accessors of Remote, CSC and
+// share unless that prefix is in capitals. The generic enumerations of
+// SALGenerics.xml (SummaryStates) follow the file-level rule unless the
+// component defines a class of the same name; SalRetCode is an alias of
+// topics.AckCode with constants SalRetCode+the topics constant's name
+// (SalRetCodeCmdComplete). Accessors of Remote, CSC and
 // Controller that would hide a method of the embedded type get their
 // kind's prefix ("Tel" for telemetry), handlers "HandleCmd".
 package salgen

@@ -4,6 +4,8 @@ package example
 
 import (
 	"strconv"
+
+	"github.com/lsst-sal/salgo/topics"
 )
 
 // Mode is the enumeration Mode of Example.
@@ -57,6 +59,38 @@ func (v Flag) String() string {
 	return "Flag(" + strconv.Itoa(int(v)) + ")"
 }
 
+// SummaryStates is the generic enumeration SummaryStates of SALGenerics.xml,
+// the summaryState event's values. They are controller.State's (sal.State):
+// controller.State(SummaryStatesEnabledState) is controller.Enabled.
+type SummaryStates int32
+
+// The values of SummaryStates.
+const (
+	SummaryStatesDisabledState SummaryStates = 1
+	SummaryStatesEnabledState  SummaryStates = 2
+	SummaryStatesFaultState    SummaryStates = 3
+	SummaryStatesOfflineState  SummaryStates = 4
+	SummaryStatesStandbyState  SummaryStates = 5
+)
+
+// String returns the entry's name as ts_xml writes it after its class
+// prefix, or SummaryStates(<n>) for another value.
+func (v SummaryStates) String() string {
+	switch v {
+	case SummaryStatesDisabledState:
+		return "DisabledState"
+	case SummaryStatesEnabledState:
+		return "EnabledState"
+	case SummaryStatesFaultState:
+		return "FaultState"
+	case SummaryStatesOfflineState:
+		return "OfflineState"
+	case SummaryStatesStandbyState:
+		return "StandbyState"
+	}
+	return "SummaryStates(" + strconv.Itoa(int(v)) + ")"
+}
+
 // EvtScalarsInt0 is the enumeration of field int0 of Example.logevent_scalars.
 type EvtScalarsInt0 int32
 
@@ -107,3 +141,21 @@ func (v EvtArraysInt0) String() string {
 	}
 	return "EvtArraysInt0(" + strconv.Itoa(int(v)) + ")"
 }
+
+// SalRetCode is the generic command acknowledgement code, the Ack field of
+// Ackcmd (ts_xml's sal_enums.SalRetCode): the SDK's topics.AckCode.
+type SalRetCode = topics.AckCode
+
+// The command acknowledgement codes of SalRetCode (SalRetCode's CMD_ACK …
+// CMD_TIMEOUT), named as the SDK names them.
+const (
+	SalRetCodeCmdAck        = topics.CmdAck
+	SalRetCodeCmdInProgress = topics.CmdInProgress
+	SalRetCodeCmdStalled    = topics.CmdStalled
+	SalRetCodeCmdComplete   = topics.CmdComplete
+	SalRetCodeCmdNoPerm     = topics.CmdNoPerm
+	SalRetCodeCmdNoAck      = topics.CmdNoAck
+	SalRetCodeCmdFailed     = topics.CmdFailed
+	SalRetCodeCmdAborted    = topics.CmdAborted
+	SalRetCodeCmdTimeout    = topics.CmdTimeout
+)
