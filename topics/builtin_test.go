@@ -132,7 +132,9 @@ func TestUseComponent_BuiltInOnly(t *testing.T) {
 
 // TestUseComponent_RegistryHoldsOther: a built-in component whose schema
 // differs from the newest one the registry holds under the topic's
-// subject fails at Start, naming the topic and the subject.
+// subject fails at Start, naming the topic, the subject and the bus's
+// ts_xml release once an instance has reported it in softwareVersions
+// (that none has, before).
 func TestUseComponent_RegistryHoldsOther(t *testing.T) {
 	cfg := testConfig(t, salxml.Embedded())
 	ctx := ctxT(t)
@@ -149,6 +151,10 @@ func TestUseComponent_RegistryHoldsOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := in.Writer(theirs.Telemetry("scalars")); err != nil {
+		t.Fatal(err)
+	}
+	versions, err := in.Writer(theirs.Event("softwareVersions"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := in.Start(ctx); err != nil {
@@ -176,10 +182,27 @@ func TestUseComponent_RegistryHoldsOther(t *testing.T) {
 	if !errors.Is(err, topics.ErrRecordType) {
 		t.Fatalf("Start: %v, want ErrRecordType", err)
 	}
-	for _, want := range []string{"Example.scalars", "ts_xml 28.0.1", mine.Telemetry("scalars").Subject(cfg.Subname), "version 1"} {
+	for _, want := range []string{"Example.scalars", "ts_xml 28.0.1", mine.Telemetry("scalars").Subject(cfg.Subname), "version 1",
+		"no instance of the component has reported the bus's ts_xml release in softwareVersions"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
+	}
+	// Once the other program has said which release it runs, the error
+	// names it.
+	if _, err := versions.Write(ctx, map[string]any{"xmlVersion": "29.0.0", "salVersion": "", "cscVersion": "1.0", "subsystemVersions": ""}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := d.NewInstance(mine, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := again.Writer(mine.Telemetry("scalars")); err != nil {
+		t.Fatal(err)
+	}
+	err = again.Start(ctx)
+	if want := "the bus runs ts_xml 29.0.0 (the xmlVersion Example:1 last reported in softwareVersions)"; !errors.Is(err, topics.ErrRecordType) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Start after softwareVersions: %v; want ErrRecordType naming %q", err, want)
 	}
 	// A topic the registry holds with the same schema starts.
 	in3, err := d.NewInstance(mine, 2, "")

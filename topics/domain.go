@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -158,6 +159,13 @@ func (d *Domain) Component(name string) (*salxml.Component, error) {
 // ErrRecordType that names the topic and both ts_xml releases, and the
 // Domain keeps its own. The same holds for a component another package
 // brought first. UseComponent returns the definition the Domain uses.
+//
+// At Start, each topic of a component given here must also have the
+// schema the registry holds as the newest under its subject, if any;
+// otherwise Start fails with an error matching ErrRecordType that names
+// the topic, the subject's version and, since a registry knows no ts_xml
+// releases, the xmlVersion the component last reported in its
+// softwareVersions event (or that it has reported none).
 func (d *Domain) UseComponent(comp *salxml.Component, version string) (*salxml.Component, error) {
 	if d.cfg.Definitions.Has(comp.Name) {
 		have, err := d.cfg.Definitions.Component(comp.Name)
@@ -187,8 +195,9 @@ func (d *Domain) UseComponent(comp *salxml.Component, version string) (*salxml.C
 // checkBuiltIn checks, once per topic, that a topic of a component the
 // program carries (UseComponent) has the schema the registry holds as the
 // newest under its subject, if any: a program built from another ts_xml
-// than the bus's fails at start, naming the topic, rather than writing
-// records the others read with another schema.
+// than the bus's fails at start, naming the topic, the subject's version
+// and the bus's ts_xml release as far as the bus tells (busRelease),
+// rather than writing records the others read with another schema.
 func (d *Domain) checkBuiltIn(ctx context.Context, t *salxml.Topic) error {
 	d.mu.Lock()
 	b, ok := d.builtIn[t.Component]
@@ -203,8 +212,8 @@ func (d *Domain) checkBuiltIn(ctx context.Context, t *salxml.Topic) error {
 		return fmt.Errorf("topics: %s: %w", t, err)
 	}
 	if found && !sameJSON(text, t.AvroSchema()) {
-		return fmt.Errorf("%w: %s: the definitions built into this program (ts_xml %s, revCode %s) differ from the schema the registry holds for %s (version %d); run salgen again on the bus's ts_xml",
-			ErrRecordType, t, b.version, t.RevCode(), subject, version)
+		return fmt.Errorf("%w: %s: the definitions built into this program (ts_xml %s, revCode %s) differ from the schema the registry holds for %s (version %d); %s; run salgen again on the bus's ts_xml",
+			ErrRecordType, t, b.version, t.RevCode(), subject, version, d.busRelease(ctx, b.comp))
 	}
 	d.mu.Lock()
 	if d.regChecked == nil {
@@ -213,6 +222,65 @@ func (d *Domain) checkBuiltIn(ctx context.Context, t *salxml.Topic) error {
 	d.regChecked[t] = true
 	d.mu.Unlock()
 	return nil
+}
+
+// busReleaseWait bounds how long busRelease reads the bus: it only adds
+// to an error message.
+const busReleaseWait = 10 * time.Second
+
+// busRelease says which ts_xml release the bus runs for comp, as far as
+// the bus tells (the registry knows no releases): the xmlVersion of the
+// newest softwareVersions event an instance of comp wrote (salobj's CSCs
+// write it at start), read with its writer's schema, or that none is
+// known. It reads the newest record of each partition, for at most
+// busReleaseWait.
+func (d *Domain) busRelease(ctx context.Context, comp *salxml.Component) string {
+	const unknown = "no instance of the component has reported the bus's ts_xml release in softwareVersions"
+	t := comp.Event("softwareVersions")
+	if t == nil {
+		return unknown
+	}
+	name := t.KafkaName(d.cfg.Subname)
+	ctx, cancel := context.WithTimeout(ctx, busReleaseWait)
+	defer cancel()
+	marks, err := d.prod.Watermarks(ctx, name)
+	if err != nil {
+		return unknown
+	}
+	want := 0
+	for _, wm := range marks[name] {
+		if wm.High > wm.Low {
+			want++
+		}
+	}
+	if want == 0 {
+		return unknown
+	}
+	var (
+		seen    int
+		release string
+		index   any
+		newest  = math.Inf(-1)
+	)
+	d.Tap(ctx, []string{name}, 1, func(r TapRecord) {
+		seen++
+		if v, ok := r.Value["xmlVersion"].(string); ok && v != "" {
+			if stamp, _ := r.Value["private_sndStamp"].(float64); stamp >= newest {
+				newest, release, index = stamp, v, r.Value["salIndex"]
+			}
+		}
+		if seen >= want {
+			cancel()
+		}
+	})
+	if release == "" {
+		return unknown
+	}
+	who := comp.Name
+	if index != nil {
+		who = fmt.Sprintf("%s:%v", comp.Name, index)
+	}
+	return fmt.Sprintf("the bus runs ts_xml %s (the xmlVersion %s last reported in softwareVersions)", release, who)
 }
 
 // sameJSON says whether two JSON texts hold the same value (a registry
