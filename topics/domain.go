@@ -16,6 +16,7 @@ import (
 	"github.com/lsst-sal/salgo/internal/ratelog"
 	"github.com/lsst-sal/salgo/internal/registry"
 	salxml "github.com/lsst-sal/salgo/xml"
+	"golang.org/x/sync/singleflight"
 )
 
 // DefaultConnectTimeout bounds NewDomain's broker check when ctx has no deadline.
@@ -48,6 +49,7 @@ type Domain struct {
 	// own definitions lack them.
 	builtIn    map[string]builtIn
 	regChecked map[*salxml.Topic]bool // see checkBuiltIn
+	releases   singleflight.Group     // busRelease per component, see checkBuiltIn
 }
 
 // builtIn is a component's definition a program carries, and the ts_xml
@@ -212,8 +214,11 @@ func (d *Domain) checkBuiltIn(ctx context.Context, t *salxml.Topic) error {
 		return fmt.Errorf("topics: %s: %w", t, err)
 	}
 	if found && !sameJSON(text, t.AvroSchema()) {
+		// Topics of one Start are registered concurrently: their
+		// mismatches share one reading of the bus.
+		release, _, _ := d.releases.Do(b.comp.Name, func() (any, error) { return d.busRelease(ctx, b.comp), nil })
 		return fmt.Errorf("%w: %s: the definitions built into this program (ts_xml %s, revCode %s) differ from the schema the registry holds for %s (version %d); %s; run salgen again on the bus's ts_xml",
-			ErrRecordType, t, b.version, t.RevCode(), subject, version, d.busRelease(ctx, b.comp))
+			ErrRecordType, t, b.version, t.RevCode(), subject, version, release)
 	}
 	d.mu.Lock()
 	if d.regChecked == nil {
@@ -262,7 +267,7 @@ func (d *Domain) busRelease(ctx context.Context, comp *salxml.Component) string 
 		index   any
 		newest  = math.Inf(-1)
 	)
-	d.Tap(ctx, []string{name}, 1, func(r TapRecord) {
+	d.tap(ctx, marks, 1, func(r TapRecord) {
 		seen++
 		if v, ok := r.Value["xmlVersion"].(string); ok && v != "" {
 			if stamp, _ := r.Value["private_sndStamp"].(float64); stamp >= newest {

@@ -51,6 +51,11 @@ func (d *Domain) Tap(ctx context.Context, kafkaTopics []string, back int, fn fun
 	if err != nil {
 		return fmt.Errorf("topics: %w", err)
 	}
+	return d.tap(ctx, marks, back, fn)
+}
+
+// tap is Tap from the partitions' watermarks marks, already read.
+func (d *Domain) tap(ctx context.Context, marks map[string]map[int32]kafka.Watermarks, back int, fn func(TapRecord)) error {
 	assign := map[string]map[int32]kafka.Start{}
 	for t, parts := range marks {
 		m := map[int32]kafka.Start{}
