@@ -206,7 +206,9 @@ func (r *Reader) decode(ctx context.Context, p *poller, v []byte, f *facts) (_ a
 		iss, err = dec.DecodeIssues(body, rec)
 	}
 	if err != nil {
-		r.discard(rec)
+		if r.typ == nil { // a typed reader's scratch map is not its to keep
+			r.discard(rec)
+		}
 		r.bad("avro", fmt.Errorf("schema id %d: %w", id, err))
 		return nil, false
 	}

@@ -328,6 +328,38 @@ func TestTypedReader_OtherSchema(t *testing.T) {
 	}
 }
 
+// TestTypedReader_OtherSchemaUndecodable: a record written with another
+// version of the topic's schema that cannot be decoded is counted bad and
+// dropped, and the typed reader goes on with the next one (the map it was
+// decoded into is not taken back as a typed record to decode into).
+func TestTypedReader_OtherSchemaUndecodable(t *testing.T) {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	ctx := ctxT(t)
+	tp := comp.Telemetry("scalars")
+	tr := typedReader[*ex.Scalars](t, d, comp, tp, topics.ReaderOptions{})
+	other := copyTopic(tp, func(fs []*salxml.Field) []*salxml.Field {
+		return append(fs, &salxml.Field{Name: "extra", Type: salxml.Double, Count: 1})
+	})
+	id := registerSchema(t, d.Config().RegistryURL, tp.Subject(d.Config().Subname), other.AvroSchema())
+	p := peer{identity: "peer", origin: 7, index: 1}
+	cut := frame(t, other, id, p.record(t, other, map[string]any{"int0": int32(1), "extra": 1.5}, 1, topics.TAI()))
+	whole := frame(t, other, id, p.record(t, other, map[string]any{"int0": int32(2), "extra": 2.5}, 2, topics.TAI()))
+	prod := rawProducer(t, d)
+	produce(t, prod, kname(d, tp), cut[:len(cut)-3])
+	produce(t, prod, kname(d, tp), whole)
+	got, err := tr.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Int0 != 2 {
+		t.Errorf("record after the undecodable one: %+v", got)
+	}
+	if s := tr.Stats(); s.Undecodable != 1 {
+		t.Errorf("stats %+v, want one bad record", s)
+	}
+}
+
 // TestWriter_WriteRecord: a writer takes typed records of its own topic
 // without a TypedWriter, and refuses those of another.
 func TestWriter_WriteRecord(t *testing.T) {
