@@ -312,6 +312,10 @@ func (r *Reader) latestMapLocked(rec any) map[string]any {
 // mapOf returns a record Await or AwaitNewer found as a map: the newest
 // one's map if it is still the newest (see latestMapLocked), else its own.
 func (r *Reader) mapOf(rec any) map[string]any {
+	if r.typ == nil {
+		m, _ := rec.(map[string]any)
+		return m
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if same(rec, r.latest) {
@@ -419,11 +423,13 @@ func (r *Reader) AwaitNewer(ctx context.Context, prev map[string]any) (map[strin
 	var p any
 	if prev != nil {
 		p = prev
-		r.mu.Lock()
-		if r.typ != nil && r.latestMap != nil && sameMap(prev, r.latestMap) {
-			p = r.latest // the map made of the newest record
+		if r.typ != nil {
+			r.mu.Lock()
+			if r.latestMap != nil && sameMap(prev, r.latestMap) {
+				p = r.latest // the map made of the newest record
+			}
+			r.mu.Unlock()
 		}
-		r.mu.Unlock()
 	}
 	rec, err := r.awaitNewer(ctx, p)
 	if err != nil {

@@ -27,7 +27,7 @@ func recordTypeOf[R Record]() *RecordType {
 // checkType says whether records of type typ can be written to or read
 // from topic t of d: the same topic, with the same schema.
 func (d *Domain) checkType(typ *RecordType, t *salxml.Topic) error {
-	if typ.String() != t.String() {
+	if typ.Component != t.Component || typ.SALName != t.SALName {
 		return fmt.Errorf("%w: %s records given to %s", ErrRecordType, typ, t)
 	}
 	if typ.RevCode != t.RevCode() {
@@ -117,21 +117,12 @@ func (w *Writer) WriteRecordAsync(ctx context.Context, rec Record, done func(Wri
 	return w.sendRecord(ctx, rec, 0, done)
 }
 
-// acceptType checks that rec's type fits the writer's topic, once per
-// type.
+// acceptType checks that rec's type fits the writer's topic.
 func (w *Writer) acceptType(rec Record) error {
 	if rec == nil { // a nil pointer is refused as it is written
 		return fmt.Errorf("topics: write %s: nil record", w.topic)
 	}
-	typ := rec.RecordType()
-	if w.accepted.Load() == typ {
-		return nil
-	}
-	if err := w.in.d.checkType(typ, w.topic); err != nil {
-		return err
-	}
-	w.accepted.Store(typ)
-	return nil
+	return w.in.d.checkType(rec.RecordType(), w.topic)
 }
 
 // TypedReader reads typed records of one topic (R is a pointer to a

@@ -63,8 +63,6 @@ type Writer struct {
 	at      stampAt
 	states  sync.Pool // of *sendState: records in flight, with their encode buffers
 
-	accepted atomic.Pointer[RecordType] // the record type WriteRecord last accepted
-
 	written atomic.Uint64
 	failed  atomic.Uint64
 	lat     Observer // write-ack latency; nil when metrics are off
