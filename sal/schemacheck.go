@@ -17,7 +17,8 @@ type SchemaStatus int
 
 // The outcomes. Incompatible and Orphan are the hazards.
 const (
-	// SchemaIdentical: the registered text is byte for byte the same.
+	// SchemaIdentical: the registered schema is the same (the same text,
+	// or the same JSON value, or the version the registry finds it as).
 	SchemaIdentical SchemaStatus = iota
 	// SchemaCompatible: different text, data reads both ways.
 	SchemaCompatible
@@ -95,29 +96,18 @@ func checkSchemas(ctx context.Context, reg *registry.Client, subname string, def
 			subj := t.Subject(subname)
 			known[subj] = true
 			c := SchemaCheck{Component: comp.Name, Topic: t.SALName, Subject: subj}
-			text, ver, id, found, err := reg.Latest(ctx, subj)
+			newest, err := reg.Newest(ctx, subj, t.AvroSchema())
 			if err != nil {
 				return nil, err
 			}
-			c.Version, c.ID = ver, id
-			same := found && text == t.AvroSchema()
-			if found && !same {
-				// Registries may return the text re-serialised (Apicurio
-				// drops the spaces and unescapes non-ASCII): ask whether
-				// our exact text is the newest version.
-				lid, _, ok, err := reg.Lookup(ctx, subj, t.AvroSchema())
-				if err != nil {
-					return nil, err
-				}
-				same = ok && lid == id
-			}
+			c.Version, c.ID = newest.Version, newest.ID
 			switch {
-			case !found:
+			case !newest.Found:
 				c.Status = SchemaNew
-			case same:
+			case newest.Same:
 				c.Status = SchemaIdentical
 			default:
-				cmp, err := codec.Compare(t.AvroSchema(), text)
+				cmp, err := codec.Compare(t.AvroSchema(), newest.Schema)
 				if err != nil {
 					c.Status, c.Reason = SchemaIncompatible, err.Error()
 					break

@@ -2,12 +2,10 @@ package topics
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -209,16 +207,16 @@ func (d *Domain) checkBuiltIn(ctx context.Context, t *salxml.Topic) error {
 		return nil
 	}
 	subject := t.Subject(d.cfg.Subname)
-	text, version, _, found, err := d.reg.Latest(ctx, subject)
+	newest, err := d.reg.Newest(ctx, subject, t.AvroSchema())
 	if err != nil {
 		return fmt.Errorf("topics: %s: %w", t, err)
 	}
-	if found && !sameJSON(text, t.AvroSchema()) {
+	if newest.Found && !newest.Same {
 		// Topics of one Start are registered concurrently: their
 		// mismatches share one reading of the bus.
 		release, _, _ := d.releases.Do(b.comp.Name, func() (any, error) { return d.busRelease(ctx, b.comp), nil })
 		return fmt.Errorf("%w: %s: the definitions built into this program (ts_xml %s, revCode %s) differ from the schema the registry holds for %s (version %d); %s; run salgen again on the bus's ts_xml",
-			ErrRecordType, t, b.version, t.RevCode(), subject, version, release)
+			ErrRecordType, t, b.version, t.RevCode(), subject, newest.Version, release)
 	}
 	d.mu.Lock()
 	if d.regChecked == nil {
@@ -286,19 +284,6 @@ func (d *Domain) busRelease(ctx context.Context, comp *salxml.Component) string 
 		who = fmt.Sprintf("%s:%v", comp.Name, index)
 	}
 	return fmt.Sprintf("the bus runs ts_xml %s (the xmlVersion %s last reported in softwareVersions)", release, who)
-}
-
-// sameJSON says whether two JSON texts hold the same value (a registry
-// may store a schema with other spacing).
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // defsVersion is the ts_xml release of the Domain's definition of the

@@ -3,10 +3,12 @@ package registry
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -252,6 +254,48 @@ func (c *Client) Latest(ctx context.Context, subject string) (schema string, ver
 		return "", 0, 0, false, c.wrap(rctx, "latest version of "+subject, err)
 	}
 	return ss.Schema.Schema, ss.Version, ss.ID, true, nil
+}
+
+// Newest is what the registry holds as the newest version of a subject,
+// compared with a schema (see Client.Newest).
+type Newest struct {
+	Schema      string // its text, as the registry returns it
+	Version, ID int
+	Found       bool // the subject exists
+	Same        bool // it is the schema compared with
+}
+
+// Newest returns the newest version registered under subject and whether
+// it is schema: the same text, the same JSON value (registries may return
+// the text re-serialised: Apicurio drops the spaces and unescapes
+// non-ASCII), or else what the registry answers when asked for schema's
+// own version (Lookup), which it finds by its normalised form.
+func (c *Client) Newest(ctx context.Context, subject, schema string) (Newest, error) {
+	text, version, id, found, err := c.Latest(ctx, subject)
+	if err != nil || !found {
+		return Newest{}, err
+	}
+	n := Newest{Schema: text, Version: version, ID: id, Found: true, Same: sameJSON(text, schema)}
+	if !n.Same {
+		lid, _, ok, err := c.Lookup(ctx, subject, schema)
+		if err != nil {
+			return Newest{}, err
+		}
+		n.Same = ok && lid == id
+	}
+	return n, nil
+}
+
+// sameJSON says whether two JSON texts hold the same value.
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // subjectsPage is how many subjects Subjects asks for at a time.
