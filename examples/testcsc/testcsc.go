@@ -107,31 +107,35 @@ func NewTestCSC(b *sal.Bus, index int, opts ...sal.CSCOption) (*TestCSC, error) 
 			},
 		}),
 	}, opts...)
+	var handled []error
 	if Component(b) == "Test" {
 		csc, err := b.NewCSC("Test", index, opts...)
 		if err != nil {
 			return nil, err
 		}
 		t.CSC = csc
-		csc.HandleFunc("setScalars", controller.RecordHandler(t.setScalars)) // the typed handlers, serving Test
-		csc.HandleFunc("setArrays", controller.RecordHandler(t.setArrays))
-		csc.HandleFunc("wait", controller.RecordHandler(t.wait))
-		csc.HandleFunc("fault", controller.RecordHandler(t.fault))
-		return t, nil
-	}
-	csc, err := example.NewCSC(b.Domain, index, opts...)
-	if err != nil {
-		return nil, err
-	}
-	t.CSC, t.typed = csc.CSC, csc
-	for _, err := range []error{
-		csc.HandleSetScalars(t.setScalars),
-		csc.HandleSetArrays(t.setArrays),
-		csc.HandleWait(t.wait),
-		csc.HandleFault(t.fault),
-	} {
+		handled = []error{ // the typed handlers, serving Test
+			csc.HandleFunc("setScalars", controller.RecordHandler(t.setScalars)),
+			csc.HandleFunc("setArrays", controller.RecordHandler(t.setArrays)),
+			csc.HandleFunc("wait", controller.RecordHandler(t.wait)),
+			csc.HandleFunc("fault", controller.RecordHandler(t.fault)),
+		}
+	} else {
+		csc, err := example.NewCSC(b.Domain, index, opts...)
 		if err != nil {
-			csc.Close()
+			return nil, err
+		}
+		t.CSC, t.typed = csc.CSC, csc
+		handled = []error{
+			csc.HandleSetScalars(t.setScalars),
+			csc.HandleSetArrays(t.setArrays),
+			csc.HandleWait(t.wait),
+			csc.HandleFault(t.fault),
+		}
+	}
+	for _, err := range handled {
+		if err != nil {
+			t.CSC.Close()
 			return nil, err
 		}
 	}
