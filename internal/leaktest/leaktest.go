@@ -57,7 +57,7 @@ func (b Baseline) Verify(t testing.TB) {
 	t.Helper()
 	opts := append(Options(), b.opt)
 	for _, f := range brokerConnection {
-		opts = append(opts, goleak.IgnoreTopFunction(f))
+		opts = append(opts, goleak.IgnoreAnyFunction(f))
 	}
 	goleak.VerifyNone(t, opts...)
 }
