@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/lsst-sal/salgo/internal/codec"
@@ -54,11 +55,19 @@ func Definitions(tb testing.TB) *salxml.Definitions {
 	if dir == "" {
 		return salxml.Embedded()
 	}
-	d, err := salxml.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
+	opened.Do(func() { opened.defs, opened.err = salxml.Open(dir) })
+	if opened.err != nil {
+		tb.Fatal(opened.err)
 	}
-	return d
+	return opened.defs
+}
+
+// opened holds the real ts_xml's definitions, read once per process (the
+// benchmarks ask for them once per b.N round).
+var opened struct {
+	sync.Once
+	defs *salxml.Definitions
+	err  error
 }
 
 // defsFor returns the definitions holding comp: the embedded ones for

@@ -210,29 +210,27 @@ func buildScratch() {
 		return
 	}
 	types := map[Size]string{}
-	done := map[string]bool{}
+	names := map[string]map[string]string{} // per component generated
 	for _, s := range Sizes {
 		if s.Comp == "Example" || !defs.Has(s.Comp) {
 			continue
 		}
-		if !done[s.Comp] {
-			done[s.Comp] = true
+		if names[s.Comp] == nil {
 			if err := salgen.Generate(defs, s.Comp, dir, salgen.Options{}); err != nil {
 				fail(err)
 				return
 			}
+			c, err := defs.Component(s.Comp)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if names[s.Comp], err = salgen.TypeNames(c); err != nil {
+				fail(err)
+				return
+			}
 		}
-		c, err := defs.Component(s.Comp)
-		if err != nil {
-			fail(err)
-			return
-		}
-		names, err := salgen.TypeNames(c)
-		if err != nil {
-			fail(err)
-			return
-		}
-		if types[s] = names[s.Topic]; types[s] == "" {
+		if types[s] = names[s.Comp][s.Topic]; types[s] == "" {
 			fail(fmt.Errorf("no record type of %s.%s", s.Comp, s.Topic))
 			return
 		}
