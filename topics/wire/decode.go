@@ -45,9 +45,6 @@ func (d *Decoder) Finish() (violations int, err error) {
 	return d.violations, d.err
 }
 
-// Offset returns the number of bytes read so far.
-func (d *Decoder) Offset() int { return d.r.Off }
-
 func (d *Decoder) fail(field string, err error) {
 	d.err = &DecodeError{Topic: d.topic, Field: field, Offset: d.r.Off, Err: err}
 }
