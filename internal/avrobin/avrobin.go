@@ -150,11 +150,27 @@ func (r *Reader) BlockCount() (n, size int64, err error) {
 
 // ItemCount reads a block header of an array whose items take at least
 // minSize bytes each and checks the count against the remaining input
-// (ErrCount, which wraps ErrTruncated, if it is larger).
+// (ErrCount, which wraps ErrTruncated, if it is larger). It returns 0 at
+// the end of the array; a block's byte size, which follows a negative
+// count, is read and ignored. It is BlockCount written out, not called:
+// it runs once per array block of every decode.
 func (r *Reader) ItemCount(minSize int) (int, error) {
-	n, _, err := r.BlockCount()
+	n, err := r.Long()
 	if err != nil {
 		return 0, err
+	}
+	if n < 0 {
+		if n == math.MinInt64 {
+			return 0, ErrBlock
+		}
+		n = -n
+		size, err := r.Long()
+		if err != nil {
+			return 0, err
+		}
+		if size < 0 {
+			return 0, ErrBlock
+		}
 	}
 	if n > int64((len(r.B)-r.Off)/minSize) {
 		return 0, ErrCount
