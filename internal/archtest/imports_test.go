@@ -17,9 +17,10 @@ const mod = "github.com/lsst-sal/salgo"
 var allowed = map[string][]string{
 	"xml":                        {},
 	"validate":                   {"xml"},
-	"internal/codec":             {"xml", "topics/wire", "internal/floatle"},
+	"internal/codec":             {"xml", "topics/wire", "internal/avrobin", "internal/floatle"},
 	"internal/floatle":           {},
-	"topics/wire":                {"internal/floatle"},
+	"internal/avrobin":           {},
+	"topics/wire":                {"internal/avrobin", "internal/floatle"},
 	"internal/registry":          {},
 	"internal/kafka":             {},
 	"internal/ratelog":           {},

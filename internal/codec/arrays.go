@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/internal/floatle"
 	"github.com/lsst-sal/salgo/xml"
 )
@@ -13,7 +14,7 @@ func (s *dstate) floats(old []float32, reuse bool) ([]float32, bool, error) {
 	var out []float32
 	inPlace := false
 	for {
-		n, err := s.itemCount(4)
+		n, err := s.ItemCount(4)
 		if err != nil {
 			return nil, false, err
 		}
@@ -26,8 +27,8 @@ func (s *dstate) floats(old []float32, reuse bool) ([]float32, bool, error) {
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
 		}
-		floatle.GetFloats(dst, s.b[s.off:s.off+4*n])
-		s.off += 4 * n
+		floatle.GetFloats(dst, s.B[s.Off:s.Off+4*n])
+		s.Off += 4 * n
 	}
 	return endArray(out, old, reuse, inPlace, nil)
 }
@@ -36,7 +37,7 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 	var out []float64
 	inPlace := false
 	for {
-		n, err := s.itemCount(8)
+		n, err := s.ItemCount(8)
 		if err != nil {
 			return nil, false, err
 		}
@@ -49,8 +50,8 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 		} else {
 			out, dst, inPlace = nextBlock(out, old, reuse, inPlace, n)
 		}
-		floatle.GetDoubles(dst, s.b[s.off:s.off+8*n])
-		s.off += 8 * n
+		floatle.GetDoubles(dst, s.B[s.Off:s.Off+8*n])
+		s.Off += 8 * n
 	}
 	return endArray(out, old, reuse, inPlace, nil)
 }
@@ -62,7 +63,7 @@ func (s *dstate) doubles(old []float64, reuse bool) ([]float64, bool, error) {
 // when DecodeInto reuses a map: it has no slab); the general path then
 // reads the array, with the same result.
 func oneBlock[T float32 | float64](s *dstate, slab *[]T) []T {
-	b := s.b[s.off:]
+	b := s.B[s.Off:]
 	var n, h int
 	switch {
 	case len(b) > 0 && b[0] < 0x80:
@@ -84,7 +85,7 @@ func oneBlock[T float32 | float64](s *dstate, slab *[]T) []T {
 	v := (*slab)[:n:n]
 	*slab = (*slab)[n:]
 	floatle.GetItems(v, b[h:end])
-	s.off += end + 1
+	s.Off += end + 1
 	return v
 }
 
@@ -133,11 +134,11 @@ func minItemSize(it *node) int {
 
 // readInts reads a writer array of int or long items into integers of
 // type T, counting values outside [lo, hi].
-func readInts[T integer](s *dstate, it *node, old []T, reuse bool, lo, hi int64) ([]T, bool, error) {
+func readInts[T avrobin.Integer](s *dstate, it *node, old []T, reuse bool, lo, hi int64) ([]T, bool, error) {
 	var out []T
 	inPlace := false
 	for {
-		n, err := s.itemCount(minItemSize(it))
+		n, err := s.ItemCount(minItemSize(it))
 		if err != nil || n == 0 {
 			return endArray(out, old, reuse, inPlace, err)
 		}
@@ -160,7 +161,7 @@ func readF32s(s *dstate, it *node, old []float32, reuse bool) ([]float32, bool, 
 	var out []float32
 	inPlace := false
 	for {
-		n, err := s.itemCount(minItemSize(it))
+		n, err := s.ItemCount(minItemSize(it))
 		if err != nil || n == 0 {
 			return endArray(out, old, reuse, inPlace, err)
 		}
@@ -178,7 +179,7 @@ func readF64s(s *dstate, it *node, old []float64, reuse bool) ([]float64, bool, 
 	var out []float64
 	inPlace := false
 	for {
-		n, err := s.itemCount(minItemSize(it))
+		n, err := s.ItemCount(minItemSize(it))
 		if err != nil || n == 0 {
 			return endArray(out, old, reuse, inPlace, err)
 		}
@@ -196,7 +197,7 @@ func readBools(s *dstate, it *node, old []bool, reuse bool) ([]bool, bool, error
 	var out []bool
 	inPlace := false
 	for {
-		n, err := s.itemCount(minItemSize(it))
+		n, err := s.ItemCount(minItemSize(it))
 		if err != nil || n == 0 {
 			return endArray(out, old, reuse, inPlace, err)
 		}
@@ -214,7 +215,7 @@ func readStrings(s *dstate, it *node, old []string, reuse bool) ([]string, bool,
 	var out []string
 	inPlace := false
 	for {
-		n, err := s.itemCount(minItemSize(it))
+		n, err := s.ItemCount(minItemSize(it))
 		if err != nil || n == 0 {
 			return endArray(out, old, reuse, inPlace, err)
 		}

@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/topics/wire"
 	"github.com/lsst-sal/salgo/xml"
 )
@@ -178,7 +179,7 @@ func (c *Codec) SizeHint() int { return c.hint }
 // On error (a *FieldError) Append returns dst unchanged.
 func (c *Codec) Append(dst []byte, rec map[string]any) ([]byte, error) {
 	start := len(dst)
-	dst = grow(dst, c.hint)
+	dst = avrobin.Grow(dst, c.hint)
 	for i := range c.enc {
 		op := &c.enc[i]
 		v, ok := rec[op.name]
@@ -203,7 +204,7 @@ func (c *Codec) AppendValues(dst []byte, vals []any) ([]byte, error) {
 		return dst, fmt.Errorf("codec: %s: %d values for %d fields", c.topic, len(vals), len(c.enc))
 	}
 	start := len(dst)
-	dst = grow(dst, c.hint)
+	dst = avrobin.Grow(dst, c.hint)
 	for i := range c.enc {
 		var err error
 		if dst, err = c.appendValue(dst, &c.enc[i], vals[i]); err != nil {
@@ -306,37 +307,37 @@ func (c *Codec) appendValue(dst []byte, op *encOp, v any) ([]byte, error) {
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendBytes(dst, x)
 	case kI16s:
 		x, ok := v.([]int16)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendShorts(dst, x)
 	case kI32s:
 		x, ok := v.([]int32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendInts(dst, x)
 	case kI64s:
 		x, ok := v.([]int64)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendLongs(dst, x)
 	case kU16s:
 		x, ok := v.([]uint16)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendUShorts(dst, x)
 	case kU32s:
 		x, ok := v.([]uint32)
 		if !ok {
 			return dst, c.typeError(op, v)
 		}
-		dst = appendInts(dst, x)
+		dst = wire.AppendUInts(dst, x)
 	case kStrings:
 		x, ok := v.([]string)
 		if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/xml"
 )
 
@@ -63,7 +64,7 @@ func (d *Decoder) Stats() Issues { return d.stats.load() }
 func (d *Decoder) Topic() string { return d.topic }
 
 func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (Issues, error) {
-	s := dstate{b: src}
+	s := dstate{Reader: avrobin.Reader{B: src}}
 	// One allocation for the values instead of one per value (see
 	// box.go), and only when src is long enough to hold what fills it.
 	if !reuse && d.minWire <= len(src) {
@@ -86,32 +87,32 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (
 		var v any // the field's value, once in rec
 		switch st.op {
 		case stDouble:
-			if len(s.b)-s.off < 8 {
+			if len(s.B)-s.Off < 8 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			x := math.Float64frombits(binary.LittleEndian.Uint64(s.b[s.off:]))
+			x := math.Float64frombits(binary.LittleEndian.Uint64(s.B[s.Off:]))
 			if i == stamp {
 				x, w.Stamped = w.Stamp, true
 			}
 			v = s.boxF64(x)
 			rec[st.name] = v
-			s.off += 8
+			s.Off += 8
 		case stFloat:
-			if len(s.b)-s.off < 4 {
+			if len(s.B)-s.Off < 4 {
 				return s.issues, d.fail(&s, st, ErrTruncated)
 			}
-			v = s.boxF32(math.Float32frombits(binary.LittleEndian.Uint32(s.b[s.off:])))
+			v = s.boxF32(math.Float32frombits(binary.LittleEndian.Uint32(s.B[s.Off:])))
 			rec[st.name] = v
-			s.off += 4
+			s.Off += 4
 		case stInt:
-			x, err := s.int32()
+			x, err := s.Int32()
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
 			v = s.boxI32(x)
 			rec[st.name] = v
 		case stString:
-			b, err := s.bytes()
+			b, err := s.Bytes()
 			if err != nil {
 				return s.issues, d.fail(&s, st, err)
 			}
@@ -206,9 +207,9 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (
 			w.Vals[w.slots[i]] = v
 		}
 	}
-	if s.off != len(s.b) {
-		return s.issues, &DecodeError{Topic: d.topic, Offset: s.off,
-			Err: fmt.Errorf("%w (%d of %d bytes used)", ErrTrailing, s.off, len(s.b))}
+	if s.Off != len(s.B) {
+		return s.issues, &DecodeError{Topic: d.topic, Offset: s.Off,
+			Err: fmt.Errorf("%w (%d of %d bytes used)", ErrTrailing, s.Off, len(s.B))}
 	}
 	for i := range d.defaults {
 		df := &d.defaults[i]
@@ -231,7 +232,7 @@ func (d *Decoder) decode(src []byte, rec map[string]any, reuse bool, w *Watch) (
 }
 
 func (d *Decoder) fail(s *dstate, st *step, err error) error {
-	return &DecodeError{Topic: d.topic, Field: st.wname, Offset: s.off, Err: err}
+	return &DecodeError{Topic: d.topic, Field: st.wname, Offset: s.Off, Err: err}
 }
 
 // defaultValue returns the reader default of an opNull node: nil if

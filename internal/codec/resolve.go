@@ -6,6 +6,7 @@ import (
 
 	"github.com/hamba/avro/v2"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/xml"
 )
 
@@ -318,16 +319,16 @@ func fixedSize(w avro.Schema, visiting map[*avro.RecordSchema]bool) int {
 func (s *dstate) skip(k *skipper) error {
 	switch k.kind {
 	case skFixed:
-		if len(s.b)-s.off < k.size {
+		if len(s.B)-s.Off < k.size {
 			return ErrTruncated
 		}
-		s.off += k.size
+		s.Off += k.size
 		return nil
 	case skVarint:
-		_, err := s.long()
+		_, err := s.Long()
 		return err
 	case skBytes:
-		_, err := s.bytes()
+		_, err := s.Bytes()
 		return err
 	}
 	s.depth++
@@ -350,30 +351,30 @@ func (s *dstate) skipNested(k *skipper) error {
 		}
 		return nil
 	case skUnion:
-		i, err := s.int32()
+		i, err := s.Int32()
 		if err != nil {
 			return err
 		}
 		if i < 0 || int(i) >= len(k.alts) {
-			return errUnion
+			return avrobin.ErrUnion
 		}
 		return s.skip(k.alts[i])
 	}
 	// skArray, skMap
 	for {
-		n, size, err := s.blockCount()
+		n, size, err := s.BlockCount()
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return nil
 		}
-		rem := len(s.b) - s.off
+		rem := len(s.B) - s.Off
 		if size >= 0 {
 			if size > int64(rem) {
 				return ErrTruncated
 			}
-			s.off += int(size)
+			s.Off += int(size)
 			continue
 		}
 		if k.kind == skArray && k.items.kind == skFixed {
@@ -381,17 +382,17 @@ func (s *dstate) skipNested(k *skipper) error {
 				continue
 			}
 			if n > int64(rem/k.items.size) {
-				return errCount
+				return avrobin.ErrCount
 			}
-			s.off += int(n) * k.items.size
+			s.Off += int(n) * k.items.size
 			continue
 		}
 		if n > int64(rem) { // every item takes at least one byte
-			return errCount
+			return avrobin.ErrCount
 		}
 		for range n {
 			if k.kind == skMap {
-				if _, err := s.bytes(); err != nil {
+				if _, err := s.Bytes(); err != nil {
 					return err
 				}
 			}

@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/xml"
 )
 
 // branch reads a union index and returns the node of the branch.
 func (s *dstate) branch(n *node) (*node, error) {
-	i, err := s.int32()
+	i, err := s.Int32()
 	if err != nil {
 		return nil, err
 	}
 	if i < 0 || int(i) >= len(n.alts) {
-		return nil, errUnion
+		return nil, avrobin.ErrUnion
 	}
 	alt := n.alts[i]
 	if alt.op == opBad {
@@ -109,10 +110,10 @@ func (s *dstate) intItem(n *node) (int64, error) {
 	}
 	switch n.w {
 	case pInt:
-		v, err := s.int32()
+		v, err := s.Int32()
 		return int64(v), err
 	case pLong:
-		return s.long()
+		return s.Long()
 	}
 	return 0, errCorrupt
 }
@@ -168,12 +169,12 @@ func itemF32(s *dstate, n *node) (float32, error) {
 	}
 	switch n.w {
 	case pFloat:
-		return s.float32()
+		return s.Float32()
 	case pInt:
-		v, err := s.int32()
+		v, err := s.Int32()
 		return float32(v), err
 	case pLong:
-		v, err := s.long()
+		v, err := s.Long()
 		return float32(v), err
 	}
 	return 0, errCorrupt
@@ -186,15 +187,15 @@ func itemF64(s *dstate, n *node) (float64, error) {
 	}
 	switch n.w {
 	case pDouble:
-		return s.float64()
+		return s.Float64()
 	case pFloat:
-		v, err := s.float32()
+		v, err := s.Float32()
 		return float64(v), err
 	case pInt:
-		v, err := s.int32()
+		v, err := s.Int32()
 		return float64(v), err
 	case pLong:
-		v, err := s.long()
+		v, err := s.Long()
 		return float64(v), err
 	}
 	return 0, errCorrupt
@@ -205,7 +206,7 @@ func itemBool(s *dstate, n *node) (bool, error) {
 	if n == nil {
 		return false, err
 	}
-	return s.bool()
+	return s.Bool()
 }
 
 func itemString(s *dstate, n *node) (string, error) {
@@ -213,6 +214,6 @@ func itemString(s *dstate, n *node) (string, error) {
 	if n == nil {
 		return "", err
 	}
-	b, err := s.bytes()
+	b, err := s.Bytes()
 	return string(b), err
 }

@@ -6,19 +6,8 @@ import (
 	"math"
 	"unicode/utf8"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/internal/floatle"
-)
-
-// The details wrapped around the sentinels; their texts are those of
-// internal/codec's decoder.
-var (
-	errVarint = fmt.Errorf("%w: varint longer than 10 bytes", ErrInvalid)
-	errInt    = fmt.Errorf("%w: Avro int outside 32 bits", ErrInvalid)
-	errNegLen = fmt.Errorf("%w: negative length", ErrInvalid)
-	errBool   = fmt.Errorf("%w: boolean byte not 0 or 1", ErrInvalid)
-	errBlock  = fmt.Errorf("%w: bad block count", ErrInvalid)
-	errCount  = fmt.Errorf("%w: array or map count larger than the remaining input", ErrTruncated)
-	errUnion  = fmt.Errorf("%w: union index out of range", ErrInvalid)
 )
 
 // Decoder reads the fields of one Avro record body in order, for code
@@ -33,9 +22,8 @@ var (
 // concurrent use. It allocates only for strings that differ from the old
 // value, never more than their length in the input.
 type Decoder struct {
+	r          avrobin.Reader
 	topic      string
-	b          []byte
-	off        int
 	violations int
 	err        error
 }
@@ -43,69 +31,22 @@ type Decoder struct {
 // Reset starts decoding src, a record body of topic ("Component.salName",
 // used in errors).
 func (d *Decoder) Reset(topic string, src []byte) {
-	*d = Decoder{topic: topic, b: src}
+	*d = Decoder{r: avrobin.Reader{B: src}, topic: topic}
 }
 
 // Finish ends the record: it returns the number of violations counted and
 // the first error, or an error wrapping ErrTrailing if bytes remain
 // unread.
 func (d *Decoder) Finish() (violations int, err error) {
-	if d.err == nil && d.off != len(d.b) {
-		d.err = &DecodeError{Topic: d.topic, Offset: d.off,
-			Err: fmt.Errorf("%w (%d of %d bytes used)", ErrTrailing, d.off, len(d.b))}
+	if d.err == nil && d.r.Off != len(d.r.B) {
+		d.err = &DecodeError{Topic: d.topic, Offset: d.r.Off,
+			Err: fmt.Errorf("%w (%d of %d bytes used)", ErrTrailing, d.r.Off, len(d.r.B))}
 	}
 	return d.violations, d.err
 }
 
-// Offset returns the number of bytes read so far.
-func (d *Decoder) Offset() int { return d.off }
-
 func (d *Decoder) fail(field string, err error) {
-	d.err = &DecodeError{Topic: d.topic, Field: field, Offset: d.off, Err: err}
-}
-
-func (d *Decoder) long() (int64, error) {
-	if d.off < len(d.b) && d.b[d.off] < 0x80 {
-		u := uint64(d.b[d.off])
-		d.off++
-		return int64(u>>1) ^ -int64(u&1), nil
-	}
-	var u uint64
-	for shift := uint(0); shift < 70; shift += 7 {
-		if d.off >= len(d.b) {
-			return 0, ErrTruncated
-		}
-		c := d.b[d.off]
-		d.off++
-		u |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return int64(u>>1) ^ -int64(u&1), nil
-		}
-	}
-	return 0, errVarint
-}
-
-func (d *Decoder) int32() (int32, error) {
-	v, err := d.long()
-	if err != nil {
-		return 0, err
-	}
-	if v != int64(int32(v)) {
-		return 0, errInt
-	}
-	return int32(v), nil
-}
-
-func (d *Decoder) bool() (bool, error) {
-	if d.off >= len(d.b) {
-		return false, ErrTruncated
-	}
-	c := d.b[d.off]
-	if c > 1 {
-		return false, errBool
-	}
-	d.off++
-	return c == 1, nil
+	d.err = &DecodeError{Topic: d.topic, Field: field, Offset: d.r.Off, Err: err}
 }
 
 // Bool reads an Avro boolean.
@@ -113,7 +54,7 @@ func (d *Decoder) Bool(field string) bool {
 	if d.err != nil {
 		return false
 	}
-	v, err := d.bool()
+	v, err := d.r.Bool()
 	if err != nil {
 		d.fail(field, err)
 		return false
@@ -126,7 +67,7 @@ func (d *Decoder) Int(field string) int32 {
 	if d.err != nil {
 		return 0
 	}
-	v, err := d.int32()
+	v, err := d.r.Int32()
 	if err != nil {
 		d.fail(field, err)
 		return 0
@@ -167,7 +108,7 @@ func (d *Decoder) Long(field string) int64 {
 	if d.err != nil {
 		return 0
 	}
-	v, err := d.long()
+	v, err := d.r.Long()
 	if err != nil {
 		d.fail(field, err)
 		return 0
@@ -190,12 +131,15 @@ func (d *Decoder) Float(field string) float32 {
 	if d.err != nil {
 		return 0
 	}
-	if len(d.b)-d.off < 4 {
+	// Written out rather than calling d.r.Float32, whose error result
+	// adds a branch and inlining cost to this method, inlined in
+	// generated code.
+	if len(d.r.B)-d.r.Off < 4 {
 		d.fail(field, ErrTruncated)
 		return 0
 	}
-	v := math.Float32frombits(binary.LittleEndian.Uint32(d.b[d.off:]))
-	d.off += 4
+	v := math.Float32frombits(binary.LittleEndian.Uint32(d.r.B[d.r.Off:]))
+	d.r.Off += 4
 	return v
 }
 
@@ -204,30 +148,16 @@ func (d *Decoder) Double(field string) float64 {
 	if d.err != nil {
 		return 0
 	}
-	if len(d.b)-d.off < 8 {
+	// Written out rather than calling d.r.Float64, whose error result
+	// adds a branch and inlining cost to this method, inlined in
+	// generated code.
+	if len(d.r.B)-d.r.Off < 8 {
 		d.fail(field, ErrTruncated)
 		return 0
 	}
-	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b[d.off:]))
-	d.off += 8
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.r.B[d.r.Off:]))
+	d.r.Off += 8
 	return v
-}
-
-// bytes reads a length-prefixed string; the result aliases the input.
-func (d *Decoder) bytes() ([]byte, error) {
-	n, err := d.long()
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		return nil, errNegLen
-	}
-	if n > int64(len(d.b)-d.off) {
-		return nil, ErrTruncated
-	}
-	b := d.b[d.off : d.off+int(n)]
-	d.off += int(n)
-	return b, nil
 }
 
 // String reads an Avro string. It returns old, without allocating, when
@@ -237,7 +167,7 @@ func (d *Decoder) String(field string, old string, maxLen int) string {
 	if d.err != nil {
 		return ""
 	}
-	b, err := d.bytes()
+	b, err := d.r.Bytes()
 	if err != nil {
 		d.fail(field, err)
 		return ""
@@ -258,51 +188,23 @@ func (d *Decoder) Union(field string) (null bool) {
 	if d.err != nil {
 		return false
 	}
-	i, err := d.int32()
+	i, err := d.r.Int32()
 	if err != nil {
 		d.fail(field, err)
 		return false
 	}
 	if i != 0 && i != 1 {
-		d.fail(field, errUnion)
+		d.fail(field, avrobin.ErrUnion)
 		return false
 	}
 	return i == 0
-}
-
-// blockCount reads an array block header and returns the number of items
-// (0 at the end), checked against the remaining input for items of at
-// least minSize bytes. A negative count is followed by the block's size
-// in bytes, which is read and ignored.
-func (d *Decoder) blockCount(minSize int) (int, error) {
-	n, err := d.long()
-	if err != nil {
-		return 0, err
-	}
-	if n < 0 {
-		if n == math.MinInt64 {
-			return 0, errBlock
-		}
-		n = -n
-		size, err := d.long()
-		if err != nil {
-			return 0, err
-		}
-		if size < 0 {
-			return 0, errBlock
-		}
-	}
-	if n > int64((len(d.b)-d.off)/minSize) {
-		return 0, errCount
-	}
-	return int(n), nil
 }
 
 // block reads the next block header of an array of field whose items
 // take at least minSize bytes; it returns 0 at the end of the array, and
 // -1 after an error.
 func (d *Decoder) block(field string, minSize int) int {
-	n, err := d.blockCount(minSize)
+	n, err := d.r.ItemCount(minSize)
 	if err != nil {
 		d.fail(field, err)
 		return -1
@@ -343,7 +245,7 @@ func (d *Decoder) Bools(field string, dst []bool) {
 			break
 		}
 		for range n {
-			v, err := d.bool()
+			v, err := d.r.Bool()
 			if err != nil {
 				d.fail(field, err)
 				return
@@ -359,7 +261,7 @@ func (d *Decoder) Bools(field string, dst []bool) {
 
 // readInts reads an Avro array of int (of long when long is set) into
 // dst, counting the stored items outside [lo, hi].
-func readInts[T integer](d *Decoder, field string, dst []T, long bool, lo, hi int64) {
+func readInts[T avrobin.Integer](d *Decoder, field string, dst []T, long bool, lo, hi int64) {
 	if d.err != nil {
 		return
 	}
@@ -376,10 +278,10 @@ func readInts[T integer](d *Decoder, field string, dst []T, long bool, lo, hi in
 			var v int64
 			var err error
 			if long {
-				v, err = d.long()
+				v, err = d.r.Long()
 			} else {
 				var x int32
-				x, err = d.int32()
+				x, err = d.r.Int32()
 				v = int64(x)
 			}
 			if err != nil {
@@ -462,8 +364,8 @@ func (d *Decoder) Floats(field string, dst []float32) {
 			break
 		}
 		// block checked that the n items are in the input.
-		b := d.b[d.off : d.off+4*n]
-		d.off += 4 * n
+		b := d.r.B[d.r.Off : d.r.Off+4*n]
+		d.r.Off += 4 * n
 		if total < len(dst) {
 			out := dst[total:min(len(dst), total+n)]
 			floatle.GetFloats(out, b[:4*len(out)])
@@ -487,8 +389,8 @@ func (d *Decoder) Doubles(field string, dst []float64) {
 		if n == 0 {
 			break
 		}
-		b := d.b[d.off : d.off+8*n]
-		d.off += 8 * n
+		b := d.r.B[d.r.Off : d.r.Off+8*n]
+		d.r.Off += 8 * n
 		if total < len(dst) {
 			out := dst[total:min(len(dst), total+n)]
 			floatle.GetDoubles(out, b[:8*len(out)])

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 
+	"github.com/lsst-sal/salgo/internal/avrobin"
 	"github.com/lsst-sal/salgo/internal/floatle"
 )
 
@@ -64,31 +65,17 @@ func arrayHeader(dst []byte, n int) []byte {
 	return AppendLong(dst, int64(n))
 }
 
-// grow makes room for n more bytes in b with at most one allocation.
-func grow(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := make([]byte, len(b), len(b)+n)
-	copy(nb, b)
-	return nb
-}
-
 // AppendBools appends v as an Avro array of booleans in one block.
 func AppendBools(dst []byte, v []bool) []byte {
 	dst = arrayHeader(dst, len(v))
-	dst = grow(dst, len(v)+1)
+	dst = avrobin.Grow(dst, len(v)+1)
 	for _, x := range v {
 		dst = AppendBool(dst, x)
 	}
 	return append(dst, 0)
 }
 
-type integer interface {
-	~uint8 | ~int16 | ~int32 | ~int64 | ~uint16 | ~uint32
-}
-
-func appendInts[T integer](dst []byte, v []T) []byte {
+func appendInts[T avrobin.Integer](dst []byte, v []T) []byte {
 	dst = arrayHeader(dst, len(v))
 	for _, x := range v {
 		dst = AppendLong(dst, int64(x))
@@ -119,7 +106,7 @@ func AppendUInts(dst []byte, v []uint32) []byte { return appendInts(dst, v) }
 // as 0x7fc00000.
 func AppendFloats(dst []byte, v []float32) []byte {
 	dst = arrayHeader(dst, len(v))
-	dst = grow(dst, 4*len(v)+1)
+	dst = avrobin.Grow(dst, 4*len(v)+1)
 	start := len(dst)
 	dst = dst[:start+4*len(v)]
 	floatle.PutFloats(dst[start:], v)
@@ -130,7 +117,7 @@ func AppendFloats(dst []byte, v []float32) []byte {
 // NaN as 0x7ff8000000000000.
 func AppendDoubles(dst []byte, v []float64) []byte {
 	dst = arrayHeader(dst, len(v))
-	dst = grow(dst, 8*len(v)+1)
+	dst = avrobin.Grow(dst, 8*len(v)+1)
 	start := len(dst)
 	dst = dst[:start+8*len(v)]
 	floatle.PutDoubles(dst[start:], v)

@@ -4,27 +4,42 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/lsst-sal/salgo/internal/avrobin"
 )
 
 // Decoding errors; match them with errors.Is. Decoder reports them inside
 // a *DecodeError. internal/codec's sentinels are these same values, so a
 // record decoded through a map or through a generated type fails with
 // errors that match the same targets.
+//
+// ErrTruncated and ErrInvalid are errors.New("wire: truncated input") and
+// errors.New("wire: invalid data"), created by the read primitives this
+// package shares with internal/codec.
 var (
 	// ErrTruncated reports a body that ends in the middle of a value,
 	// including an array block count larger than the remaining input can
 	// hold (as internal/codec reports it).
-	ErrTruncated = errors.New("wire: truncated input")
+	ErrTruncated = errTruncated
 	// ErrInvalid reports bytes that are not a valid encoding of the
 	// schema: an over-long varint, an int outside 32 bits, a boolean byte
 	// other than 0 or 1, a union index out of range, a negative length or
 	// a bad array block count (the most negative long, or a negative byte
 	// size).
-	ErrInvalid = errors.New("wire: invalid data")
+	ErrInvalid = errInvalid
 	// ErrTrailing reports bytes left over after the last field of the
 	// record. The reference writes nothing after a record, so leftover
 	// bytes mean the body and the schema do not match.
 	ErrTrailing = errors.New("wire: trailing bytes after the record")
+)
+
+// The sentinels of the shared read primitives, which return them. They are
+// named here, not in the exported declarations above, because a public
+// declaration must not name an internal package (internal/archtest): its
+// docs would point where go doc cannot follow.
+var (
+	errTruncated = avrobin.ErrTruncated
+	errInvalid   = avrobin.ErrInvalid
 )
 
 // DecodeError reports a body that cannot be decoded. Err is ErrTruncated,
