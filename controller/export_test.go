@@ -36,3 +36,7 @@ var (
 	WriteSeq      = writeSeq
 	WriteSeqAsync = writeSeqAsync
 )
+
+// CancelRun is the first half of Script.Close: Run's context is cancelled,
+// the commands' contexts are not yet.
+func CancelRun(s *Script) { s.cancelRun() }

@@ -505,10 +505,21 @@ func (s *Script) Start(ctx context.Context) error {
 // controller. It writes no final state. It is safe to call twice and
 // concurrently; it must not be called from a hook (it waits for them).
 func (s *Script) Close() {
+	endErr := s.cancelRun()
+	s.c.Close()
+	s.bg.Wait()
+	s.unreg()
+	s.finish(endErr)
+}
+
+// cancelRun is the first half of Close: the script is exiting, its
+// heartbeat and end timer stop and Run's context is cancelled (the
+// commands' contexts are cancelled after, by the controller's Close). It
+// returns the error the script ended with, if it had ended.
+func (s *Script) cancelRun() (endErr error) {
 	s.mu.Lock()
 	s.exiting = true
 	cancel := s.runCancel
-	var endErr error
 	if s.exited {
 		endErr = s.exitErr
 	}
@@ -520,10 +531,7 @@ func (s *Script) Close() {
 	if cancel != nil {
 		cancel()
 	}
-	s.c.Close()
-	s.bg.Wait()
-	s.unreg()
-	s.finish(endErr)
+	return endErr
 }
 
 // writeCtx bounds a state write that must happen even when the command's
@@ -852,9 +860,10 @@ func (s *Script) doRun(ctx context.Context, cmd *Command) error {
 	s.runActive = false
 	var werr error
 	switch {
-	case s.stopRequested || ctx.Err() != nil:
-		// Stopped (the stop command, a stop checkpoint, or Close): what
-		// Run returned does not matter.
+	case s.stopRequested || s.exiting || ctx.Err() != nil:
+		// Stopped (the stop command, a stop checkpoint, or Close, which
+		// cancels Run's context before this command's): what Run
+		// returned does not matter.
 		if s.state != ScriptStopping {
 			werr = s.setState(ScriptStopping, nil, false, false)
 		}

@@ -645,6 +645,30 @@ func TestScript_CloseWhileRunning(t *testing.T) {
 	}
 }
 
+// TestScript_CloseCancelsRunFirst: Close cancels Run's context before the
+// run command's; a Run that returns at once then still ends STOPPING, not
+// FAILING (a signal's Close raced it so).
+func TestScript_CloseCancelsRunFirst(t *testing.T) {
+	e := newScriptEnv(t)
+	ts := &testScript{block: make(chan struct{})}
+	s, r := e.start(701, ts.config(), nil)
+	expectStates(t, r, st{state: controller.ScriptUnconfigured})
+	configure(t, r, "", "", "", "")
+	mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
+	if _, err := r.StartCommand(testbus.Ctx(t), "run", nil); err != nil {
+		t.Fatal(err)
+	}
+	<-ts.block
+	controller.CancelRun(s) // Close stopped here, before it cancels the commands
+	expectStates(t, r,
+		st{state: controller.ScriptConfigured},
+		st{state: controller.ScriptConfigured, groupID: "g"},
+		st{state: controller.ScriptRunning, groupID: "g"},
+		st{state: controller.ScriptRunning, last: "start", n: 1, groupID: "g"},
+		st{state: controller.ScriptStopping, last: "start", n: 1, groupID: "g"})
+	s.Close()
+}
+
 // TestScript_BadCheckpoints: a pattern that is not a regular expression
 // fails configure with salobj's "pause=<repr> not a valid regex: " shape;
 // the state stays UNCONFIGURED and another configure may follow.
