@@ -91,6 +91,10 @@ func run(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("states: %v\n", states)
+	// The acks came back; the summaryState event may still be on its way.
+	if _, err := sal.WaitForSummaryState(ctx, r.Remote, sal.Enabled); err != nil {
+		return err
+	}
 	if ss := r.EvtSummaryState().Get(); ss != nil {
 		fmt.Printf("summaryState: %s\n", sal.State(ss.SummaryState).Name())
 	}
