@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,8 +32,8 @@ type faultyProxy struct {
 	srv  *httptest.Server
 	tr   *http.Transport
 	mu   sync.Mutex
-	seen map[string]int // requests by kind (method and S3 sub-resource)
-	fail func(kind string, n int) bool
+	seen map[string]int                      // requests by kind (method and S3 sub-resource)
+	fail func(kind string, n, part int) bool // n: requests of that kind so far; part: UploadPart's partNumber, else 0
 }
 
 func kind(r *http.Request) string {
@@ -52,7 +53,7 @@ func kind(r *http.Request) string {
 	return r.Method
 }
 
-func startFaulty(t *testing.T, fail func(kind string, n int) bool) (*faultyProxy, *Client) {
+func startFaulty(t *testing.T, fail func(kind string, n, part int) bool) (*faultyProxy, *Client) {
 	t.Helper()
 	store, err := s3store.Start()
 	if err != nil {
@@ -67,12 +68,13 @@ func startFaulty(t *testing.T, fail func(kind string, n int) bool) (*faultyProxy
 		k := kind(r)
 		p.mu.Lock()
 		p.seen[k]++
-		n := p.seen[k]
+		n, part := p.seen[k], 0
 		if k == "UploadPart" {
 			p.seen["UploadPart#"+r.URL.Query().Get("partNumber")]++
+			part, _ = strconv.Atoi(r.URL.Query().Get("partNumber"))
 		}
 		p.mu.Unlock()
-		if p.fail(k, n) {
+		if p.fail(k, n, part) {
 			_, _ = io.Copy(io.Discard, r.Body) // as a store does before it answers
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -113,7 +115,7 @@ func data(n int) []byte {
 // TestUpload_RetriesTransientErrors: a part answered 503 once is sent
 // again, and the object is whole.
 func TestUpload_RetriesTransientErrors(t *testing.T) {
-	p, c := startFaulty(t, func(k string, n int) bool {
+	p, c := startFaulty(t, func(k string, n, _ int) bool {
 		return (k == "UploadPart" && n == 2) || (k == "PutObject" && n == 1)
 	})
 	ctx := context.Background()
@@ -140,7 +142,9 @@ func TestUpload_RetriesTransientErrors(t *testing.T) {
 // MaxAttempts times, the upload is aborted (no object), and the error
 // names endpoint, bucket and key.
 func TestUpload_GivesUpAfterMaxAttempts(t *testing.T) {
-	p, c := startFaulty(t, func(k string, n int) bool { return k == "UploadPart" && n >= 2 })
+	// By part number, not by arrival: with two parts in flight, part 2
+	// may reach the store before part 1.
+	p, c := startFaulty(t, func(k string, _, part int) bool { return k == "UploadPart" && part >= 2 })
 	ctx := context.Background()
 	_, err := c.Upload(ctx, "bkt", "doomed", bytes.NewReader(data(2*MinPartSize+1)), Upload{Size: -1})
 	if err == nil {
