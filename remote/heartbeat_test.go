@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +113,8 @@ func TestRemote_NoHeartbeatHint(t *testing.T) {
 	}
 }
 
+var staleHint = regexp.MustCompile(`^the newest heartbeat of Example:8 is 1h0m[0-9]+s old: is its CSC running\?$`)
+
 // TestRemote_StaleHeartbeatHint: the newest heartbeat of an instance that
 // stopped long ago is no sign of life: the hint gives its age.
 func TestRemote_StaleHeartbeatHint(t *testing.T) {
@@ -128,7 +131,9 @@ func TestRemote_StaleHeartbeatHint(t *testing.T) {
 	}
 	_, err := r.Command(testbus.Ctx(t), "setScalars", nil, remote.WithTimeout(100*time.Millisecond))
 	var te *remote.TimeoutError
-	if !errors.As(err, &te) || te.Hint != "the newest heartbeat of Example:8 is 1h0m0s old: is its CSC running?" {
+	// The age is rounded to the second when the command times out: on a
+	// slow machine that is more than half a second after the stamp.
+	if !errors.As(err, &te) || !staleHint.MatchString(te.Hint) {
 		t.Errorf("timeout error %v", err)
 	}
 }

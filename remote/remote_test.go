@@ -126,7 +126,9 @@ func TestFuture_CancelledCallKeepsCommand(t *testing.T) {
 	r := newRemote(t, d, 1)
 	enable(t, r)
 	ctx := testbus.Ctx(t)
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": -0.2}, remote.WithTimeout(20*time.Second))
+	// Three seconds without an INPROGRESS ack: long enough that the final
+	// ack cannot come before the calls below, however loaded the machine.
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": -3}, remote.WithTimeout(20*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,9 +189,9 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 	r := newRemote(t, d, 1)
 	enable(t, r)
 	ctx := testbus.Ctx(t)
-	// The budgets leave the INPROGRESS ack a second to arrive, however
-	// loaded the machine.
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 1.2}, remote.WithTimeout(time.Second))
+	// The budgets leave the INPROGRESS ack three seconds to arrive,
+	// however loaded the machine.
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 3.3}, remote.WithTimeout(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 		t.Errorf("extended by INPROGRESS: %v, %v; want CMD_COMPLETE", a, err)
 	}
 	// A handler that says it needs 200 ms more, then never finishes: the
-	// command times out after 1 s + 200 ms, carrying the INPROGRESS ack.
+	// command times out after 3 s + 200 ms, carrying the INPROGRESS ack.
 	c, err := controller.New(d, "Example", 2, controller.WithAllowMissing())
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +218,7 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	r2 := newRemote(t, d, 2)
-	f, err = r2.StartCommand(ctx, "wait", nil, remote.WithTimeout(time.Second))
+	f, err = r2.StartCommand(ctx, "wait", nil, remote.WithTimeout(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +227,8 @@ func TestFuture_InProgressExtendsTimeout(t *testing.T) {
 	if !errors.As(err, &te) || a == nil || a.Code != topics.CmdInProgress || a.Result != "a bit more" || te.Last != a {
 		t.Fatalf("after INPROGRESS, no final ack: %v, %v; want a *TimeoutError carrying the INPROGRESS", a, err)
 	}
-	if el := time.Since(f.Started()); el < 1200*time.Millisecond {
-		t.Errorf("timed out %s after the start, before its extended budget of 1.2s", el)
+	if el := time.Since(f.Started()); el < 3200*time.Millisecond {
+		t.Errorf("timed out %s after the start, before its extended budget of 3.2s", el)
 	}
 }
 

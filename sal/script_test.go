@@ -196,6 +196,21 @@ func untilState(t *testing.T, ctx context.Context, r *Remote, st ScriptState) ma
 	}
 }
 
+// untilFinal reads r's script states until a final one (DONE, STOPPED,
+// FAILED, CONFIGURE_FAILED) and returns it.
+func untilFinal(t *testing.T, ctx context.Context, r *Remote) map[string]any {
+	t.Helper()
+	for {
+		rec, err := r.MustEvent("state").Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for a final state: %v", err)
+		}
+		if ScriptState(rec["state"].(uint8)) >= ScriptDone {
+			return rec
+		}
+	}
+}
+
 // TestRunScript_Outcomes: the program as the ScriptQueue runs it (index
 // on the command line, everything else from the bus): configured, group
 // ID set, run; its Remote commands Test with the script's identity and
@@ -243,7 +258,9 @@ func TestRunScript_Outcomes(t *testing.T) {
 				}
 			}
 			wg.Wait()
-			rec := q.script.MustEvent("state").Get()
+			// The final state, read with Next: the program's exit says
+			// nothing of whether its last event has reached the Remote.
+			rec := untilFinal(t, ctx, q.script)
 			if got := ScriptState(rec["state"].(uint8)); got != c.final || res.code != c.code || c.reason != "" && rec["reason"] != c.reason {
 				t.Errorf("final %s (reason %q), exit %d (stderr %q); want %s, %d, %q", got.Name(), rec["reason"], res.code, res.stderr, c.final.Name(), c.code, c.reason)
 			}

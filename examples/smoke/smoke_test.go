@@ -480,7 +480,8 @@ func TestLocalKafkaCrossProcess(t *testing.T) {
 // is refused.
 func TestLocalKafkaPorts(t *testing.T) {
 	t.Parallel()
-	kport, rport := freePort(t), freePort(t)
+	ports := freePorts(t, 2)
+	kport, rport := ports[0], ports[1]
 	lk := start(t, baseEnv(), "localkafka", "-kafka-port", strconv.Itoa(kport), "-registry-port", strconv.Itoa(rport))
 	m := lk.waitFor("stdout", exportLine)
 	if m[1] != fmt.Sprintf("127.0.0.1:%d", kport) || m[2] != fmt.Sprintf("http://127.0.0.1:%d", rport) {
@@ -504,7 +505,8 @@ func TestLocalKafkaPorts(t *testing.T) {
 // after the restart, at the offset after the one from before it.
 func TestLocalKafkaRestart(t *testing.T) {
 	t.Parallel()
-	args := []string{"-data", t.TempDir(), "-kafka-port", strconv.Itoa(freePort(t)), "-registry-port", strconv.Itoa(freePort(t))}
+	ports := freePorts(t, 2)
+	args := []string{"-data", t.TempDir(), "-kafka-port", strconv.Itoa(ports[0]), "-registry-port", strconv.Itoa(ports[1])}
 	lk := start(t, baseEnv(), "localkafka", args...)
 	m := lk.waitFor("stdout", exportLine)
 	shared := busEnv(m)
@@ -537,15 +539,20 @@ func TestLocalKafkaRestart(t *testing.T) {
 	}
 }
 
-// freePort returns a loopback port that was free a moment ago.
-func freePort(t *testing.T) int {
+// freePorts returns n distinct loopback ports that were free a moment
+// ago (held together while chosen, so the kernel cannot give one twice).
+func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // TestRealBroker runs write, read and salctl echo against the bus of the

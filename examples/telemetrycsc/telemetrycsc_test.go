@@ -23,18 +23,27 @@ func opts(csc ...sal.CSCOption) saltest.Options {
 // ENABLED and the samples count up; after disable none follows DISABLED.
 func TestTelemetryLoop(t *testing.T) {
 	h := saltest.NewCSC(t, Spec().Maker(), opts(controller.WithSimulationMode(1)))
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), saltest.MakeTimeout)
+	defer cancel()
 	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Enabled, ""); err != nil {
 		t.Fatal(err)
 	}
 	tel := h.Remote.MustTelemetry("scalars")
 	first := h.AssertNextSample(t, tel, map[string]any{"int0": int32(1)}, 0)
+	// SetSummaryState trusts the acks; summaryState is read on another
+	// topic and may not have arrived yet.
+	if _, err := sal.WaitForSummaryState(ctx, h.Remote, sal.Enabled); err != nil {
+		t.Fatal(err)
+	}
 	enabled := h.Remote.MustEvent("summaryState").Get()
 	if first["private_sndStamp"].(float64) < enabled["private_sndStamp"].(float64) {
 		t.Error("the first sample was sent before summaryState ENABLED")
 	}
 	h.AssertNextSample(t, tel, map[string]any{"int0": int32(2)}, 0)
 	if _, err := sal.SetSummaryState(ctx, h.Remote, sal.Disabled, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sal.WaitForSummaryState(ctx, h.Remote, sal.Disabled); err != nil {
 		t.Fatal(err)
 	}
 	disabled := h.Remote.MustEvent("summaryState").Get()

@@ -68,10 +68,7 @@ func TestTestCSC_Echo(t *testing.T) {
 	}
 	h.AssertNextSample(t, h.Remote.MustEvent("arrays"), arrays, 0)
 	h.AssertNextSample(t, h.Remote.MustTelemetry("arrays"), arrays, 0)
-	ap := h.Remote.MustEvent("configurationApplied").Get()
-	if ap == nil || ap["configurations"] != "_init.yaml,_local.yaml,more.yaml" || ap["schemaVersion"] != "v2" {
-		t.Errorf("configurationApplied %v", ap)
-	}
+	h.AssertNextSample(t, h.Remote.MustEvent("configurationApplied"), map[string]any{"configurations": "_init.yaml,_local.yaml,more.yaml", "schemaVersion": "v2"}, 0)
 }
 
 // TestTestCSC_Main: the program as salobj's check_bin_script runs it:
