@@ -179,10 +179,15 @@ func TestSlewTest_ProgramNoTSXML(t *testing.T) {
 				t.Helper()
 				for {
 					rec, err := state.Next(running)
+					if err != nil && running.Err() != nil && ctx.Err() == nil {
+						// The program has exited: what it wrote is on the
+						// broker but may not have reached the Remote yet.
+						late, cancelLate := context.WithTimeout(ctx, 10*time.Second)
+						rec, err = state.Next(late)
+						cancelLate()
+					}
 					if err != nil {
-						if rec = state.TryNext(); rec == nil { // what came before the exit
-							t.Fatalf("waiting for %s: %v\nstderr:\n%s", want, err, stderr.String())
-						}
+						t.Fatalf("waiting for %s: %v\nstderr:\n%s", want, err, stderr.String())
 					}
 					if st := sal.ScriptState(toInt(rec["state"])); st == want {
 						return

@@ -30,6 +30,9 @@ var binDir string
 // runTimeout bounds every run of an example.
 const runTimeout = 60 * time.Second
 
+// backgroundTimeout bounds the life of an example started in the background.
+const backgroundTimeout = 10 * time.Minute
+
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
@@ -151,9 +154,12 @@ type proc struct {
 }
 
 // start starts an example in the background; the test's cleanup stops it.
+// Its lifetime is bounded by backgroundTimeout, not runTimeout: a test that
+// talks to it for more than a minute on a loaded machine must not see it
+// killed half way (each wait on it is bounded by runTimeout).
 func start(t *testing.T, env []string, name string, args ...string) *proc {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), backgroundTimeout)
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), args...)
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second

@@ -26,8 +26,9 @@ const (
 	downTime    = 3 * time.Second
 	// commandTimeout is each command's own timeout, counted from the send:
 	// long enough to outlast a broker restart (16 s after SIGKILL on a
-	// quiet machine, over a minute on a loaded one).
-	commandTimeout = 100 * time.Second
+	// quiet machine, over a minute on a loaded one, and a command sent
+	// just before the kill waits through all of it).
+	commandTimeout = 3 * time.Minute
 )
 
 // TestBrokerRestart streams MTM1M3 forceActuatorData at 1 kHz while the

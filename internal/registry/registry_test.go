@@ -188,10 +188,9 @@ func TestRetryable(t *testing.T) {
 		t.Errorf("cancelled ctx: %v: retryable", err)
 	}
 
-	down := httptest.NewServer(http.NotFoundHandler())
-	url := down.URL
-	down.Close()
-	refused, err := registry.New(url, nil, 0)
+	// Port 1 on loopback: nothing listens there (a closed test server's
+	// port could be taken by another package's listener meanwhile).
+	refused, err := registry.New("http://127.0.0.1:1", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
