@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 	"internal/embedded/s3store":  {},
 	"internal/s3child":           {"internal/embedded/s3store"},
 	"lfa":                        {"topics", "xml", "internal/s3", "internal/embedded/s3store"},
-	"topics":                     {"xml", "validate", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx", "internal/plumb"},
+	"topics":                     {"xml", "validate", "topics/wire", "internal/codec", "internal/registry", "internal/kafka", "internal/ratelog", "internal/yamlx", "internal/plumb"},
 	"remote":                     {"topics", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr"},
 	"controller":                 {"topics", "remote", "internal/plumb", "xml", "validate", "internal/ratelog", "internal/pyrepr", "internal/yamlx", "internal/jsonschema", "internal/cscconfig"},
 	"sal":                        {"xml", "validate", "topics", "remote", "controller", "internal/embedded", "internal/kafka", "internal/registry", "internal/codec", "internal/argparse"},

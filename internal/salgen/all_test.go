@@ -135,3 +135,43 @@ func TestGenerate_AllComponents(t *testing.T) {
 	}
 	t.Logf("all components: %v", time.Since(start).Round(time.Millisecond))
 }
+
+// TestGenerate_PrivateHeader: a topic whose schema starts with the usual
+// header (salIndex, then the private_ fields) has it encoded by the
+// topics.*Private functions; MTCamera's .avsc telemetry, whose private
+// fields come after its own, keeps them inline, in its schema's order
+// (TestGenerate_AllComponents round-trips both through the map codec).
+func TestGenerate_PrivateHeader(t *testing.T) {
+	dir := os.Getenv(salxml.EnvDir)
+	if dir == "" {
+		t.Skip("TS_XML_DIR is not set")
+	}
+	defs, err := salxml.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(comp, file string) string {
+		fs, err := salgen.Files(defs, comp, salgen.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			if f.Name == file {
+				return string(f.Data)
+			}
+		}
+		t.Fatalf("%s: no %s", comp, file)
+		return ""
+	}
+	test := text("Test", "telemetry.go")
+	if n := strings.Count(test, "topics.DecodePrivate(&d, &r.Private, true)"); n == 0 || strings.Contains(test, "r.Private.SndStamp = d.Double") {
+		t.Errorf("Test's telemetry: %d topics.DecodePrivate calls, inline private fields %v: want only the calls", n, strings.Contains(test, "r.Private.SndStamp = d.Double"))
+	}
+	cam := text("MTCamera", "telemetry.go")
+	if !strings.Contains(cam, `r.Private.SndStamp = d.Double("private_sndStamp")`) {
+		t.Error("MTCamera's telemetry: no topic decodes its private fields inline")
+	}
+	if !strings.Contains(cam, "topics.DecodePrivate(&d, &r.Private, false)") {
+		t.Error("MTCamera's telemetry: no topic uses topics.DecodePrivate")
+	}
+}

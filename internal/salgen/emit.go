@@ -325,7 +325,12 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("")
 	b.p("// AppendAvro appends the record's Avro body to dst (topics.Record).")
 	b.p("func (r *%s) AppendAvro(dst []byte) []byte {", r.typeName)
-	for _, f := range r.wire {
+	rest := r.wire
+	if r.header {
+		b.p("dst = topics.AppendPrivate(dst, &r.Private, %t)", t.Indexed)
+		rest = r.wire[len(r.private):]
+	}
+	for _, f := range rest {
 		f.appendCode(b)
 	}
 	b.p("return dst")
@@ -335,7 +340,10 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("func (r *%s) DecodeAvro(src []byte) (violations int, err error) {", r.typeName)
 	b.p("var d wire.Decoder")
 	b.p("d.Reset(%s, src)", quote(t.String()))
-	for _, f := range r.wire {
+	if r.header {
+		b.p("topics.DecodePrivate(&d, &r.Private, %t)", t.Indexed)
+	}
+	for _, f := range rest {
 		f.decodeCode(b)
 	}
 	b.p("return d.Finish()")
@@ -373,8 +381,12 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("// ToMap stores the record's fields in dst (topics.Record).")
 	b.p("func (r *%s) ToMap(dst map[string]any, private bool) {", r.typeName)
 	b.p("if private {")
-	for _, f := range r.private {
-		f.toMapCode(b)
+	if r.header {
+		b.p("topics.PrivateToMap(dst, &r.Private, %t)", t.Indexed)
+	} else {
+		for _, f := range r.private {
+			f.toMapCode(b)
+		}
 	}
 	b.p("}")
 	for _, f := range r.fields {
@@ -385,7 +397,10 @@ func (p *pkg) record(b *buf, r *record) {
 	b.p("// FromMap sets the record from a map record (topics.Record).")
 	b.p("func (r *%s) FromMap(src map[string]any) error {", r.typeName)
 	b.p("e := validate.Fields{Component: Name, Topic: %s}", quote(t.SALName))
-	for _, f := range r.wire {
+	if r.header {
+		b.p("topics.PrivateFromMap(&e, src, &r.Private, %t)", t.Indexed)
+	}
+	for _, f := range rest {
 		f.fromMapCode(b)
 	}
 	b.p("return e.Err()")

@@ -29,8 +29,12 @@ type record struct {
 	typeName string
 	varName  string // the *topics.RecordType variable
 	private  []*field
-	fields   []*field
-	wire     []*field // every field, in the topic's (wire) order
+	// header says the wire starts with the standard header (salIndex on
+	// indexed components, then the eight private_ fields in their usual
+	// order and types), which the topics.*Private functions encode.
+	header bool
+	fields []*field
+	wire   []*field // every field, in the topic's (wire) order
 	// Names of its accessor or command method on Remote, CSC and
 	// Controller, and of its handler on CSC and Controller.
 	remoteName, cscName, ctrlName string
@@ -92,6 +96,42 @@ var privateNames = map[string]string{
 	"private_identity":   "Identity",
 	"private_origin":     "Origin",
 }
+
+// headerFields is the standard header of a SAL schema after salIndex:
+// what topics.AppendPrivate and its kin encode, in order.
+var headerFields = []struct {
+	name string
+	typ  salxml.Type
+}{
+	{"private_sndStamp", salxml.Double}, {"private_rcvStamp", salxml.Double},
+	{"private_efdStamp", salxml.Double}, {"private_kafkaStamp", salxml.Double},
+	{"private_seqNum", salxml.Long}, {"private_revCode", salxml.String},
+	{"private_identity", salxml.String}, {"private_origin", salxml.Long},
+}
+
+// standardHeader says whether r's wire starts with the standard header
+// and has no other private field.
+func standardHeader(r *record) bool {
+	fs := r.wire
+	if r.t.Indexed {
+		if len(fs) == 0 || fs[0].f.Name != "salIndex" || fs[0].f.Type != salxml.Long || !plainScalar(fs[0].f) {
+			return false
+		}
+		fs = fs[1:]
+	}
+	if len(r.private) != len(r.wire)-len(fs)+len(headerFields) || len(fs) < len(headerFields) {
+		return false
+	}
+	for i, h := range headerFields {
+		if f := fs[i].f; f.Name != h.name || f.Type != h.typ || !plainScalar(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainScalar says f is a single value, not null, with no length bound.
+func plainScalar(f *salxml.Field) bool { return !f.IsArray() && !f.Nullable && f.MaxLen() == 0 }
 
 // kindPrefix is the prefix of a topic's type name, and of its accessor
 // when the bare type name is taken.
@@ -163,6 +203,7 @@ func plan(comp *salxml.Component, version string) (*pkg, error) {
 			r.fields = append(r.fields, fd)
 			r.wire = append(r.wire, fd)
 		}
+		r.header = standardHeader(r)
 		p.records = append(p.records, r)
 	}
 	// Enumerations: the file-level ones, then the field-level ones.

@@ -1,6 +1,7 @@
 // Package salgen generates the typed-record package of a SAL component
 // (cmd/salgen is its command line): a struct per topic that implements
-// topics.Record with straight-line code calling topics/wire, the
+// topics.Record with straight-line code calling topics/wire (and
+// topics.AppendPrivate and its kin for the usual header), the
 // component's enumerations, typed Remote, CSC and Controller, and the
 // component's definition files, embedded.
 //

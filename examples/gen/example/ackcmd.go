@@ -60,15 +60,7 @@ func (*Ackcmd) RecordType() *topics.RecordType { return typeAckcmd }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *Ackcmd) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Ack)
 	dst = wire.AppendInt(dst, r.Error)
 	dst = wire.AppendString(dst, r.Result)
@@ -83,15 +75,7 @@ func (r *Ackcmd) AppendAvro(dst []byte) []byte {
 func (r *Ackcmd) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.ackcmd", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Ack = d.Int("ack")
 	r.Error = d.Int("error")
 	r.Result = d.String("result", r.Result, 0)
@@ -117,15 +101,7 @@ func (r *Ackcmd) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *Ackcmd) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["ack"] = r.Ack
 	dst["error"] = r.Error
@@ -139,15 +115,7 @@ func (r *Ackcmd) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *Ackcmd) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "ackcmd"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "ack", salxml.Long, &r.Ack)
 	validate.Get(&e, src, "error", salxml.Long, &r.Error)
 	validate.Get(&e, src, "result", salxml.String, &r.Result)

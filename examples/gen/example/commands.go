@@ -33,15 +33,7 @@ func (*CmdEnable) RecordType() *topics.RecordType { return typeCmdEnable }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdEnable) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	return dst
 }
 
@@ -49,15 +41,7 @@ func (r *CmdEnable) AppendAvro(dst []byte) []byte {
 func (r *CmdEnable) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_enable", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	return d.Finish()
 }
 
@@ -69,30 +53,14 @@ func (r *CmdEnable) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdEnable) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 }
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdEnable) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_enable"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	return e.Err()
 }
 
@@ -117,15 +85,7 @@ func (*CmdDisable) RecordType() *topics.RecordType { return typeCmdDisable }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdDisable) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	return dst
 }
 
@@ -133,15 +93,7 @@ func (r *CmdDisable) AppendAvro(dst []byte) []byte {
 func (r *CmdDisable) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_disable", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	return d.Finish()
 }
 
@@ -153,30 +105,14 @@ func (r *CmdDisable) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdDisable) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 }
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdDisable) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_disable"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	return e.Err()
 }
 
@@ -201,15 +137,7 @@ func (*CmdStandby) RecordType() *topics.RecordType { return typeCmdStandby }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdStandby) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	return dst
 }
 
@@ -217,15 +145,7 @@ func (r *CmdStandby) AppendAvro(dst []byte) []byte {
 func (r *CmdStandby) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_standby", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	return d.Finish()
 }
 
@@ -237,30 +157,14 @@ func (r *CmdStandby) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdStandby) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 }
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdStandby) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_standby"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	return e.Err()
 }
 
@@ -285,15 +189,7 @@ func (*CmdExitControl) RecordType() *topics.RecordType { return typeCmdExitContr
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdExitControl) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	return dst
 }
 
@@ -301,15 +197,7 @@ func (r *CmdExitControl) AppendAvro(dst []byte) []byte {
 func (r *CmdExitControl) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_exitControl", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	return d.Finish()
 }
 
@@ -321,30 +209,14 @@ func (r *CmdExitControl) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdExitControl) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 }
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdExitControl) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_exitControl"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	return e.Err()
 }
 
@@ -373,15 +245,7 @@ func (*CmdStart) RecordType() *topics.RecordType { return typeCmdStart }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdStart) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.ConfigurationOverride)
 	return dst
 }
@@ -390,15 +254,7 @@ func (r *CmdStart) AppendAvro(dst []byte) []byte {
 func (r *CmdStart) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_start", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.ConfigurationOverride = d.String("configurationOverride", r.ConfigurationOverride, 0)
 	return d.Finish()
 }
@@ -415,15 +271,7 @@ func (r *CmdStart) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdStart) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["configurationOverride"] = r.ConfigurationOverride
 }
@@ -431,15 +279,7 @@ func (r *CmdStart) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdStart) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_start"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "configurationOverride", salxml.String, &r.ConfigurationOverride)
 	return e.Err()
 }
@@ -473,15 +313,7 @@ func (*CmdSetLogLevel) RecordType() *topics.RecordType { return typeCmdSetLogLev
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdSetLogLevel) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Level)
 	dst = wire.AppendString(dst, r.Subsystem)
 	return dst
@@ -491,15 +323,7 @@ func (r *CmdSetLogLevel) AppendAvro(dst []byte) []byte {
 func (r *CmdSetLogLevel) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_setLogLevel", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Level = d.Int("level")
 	r.Subsystem = d.String("subsystem", r.Subsystem, 0)
 	return d.Finish()
@@ -517,15 +341,7 @@ func (r *CmdSetLogLevel) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdSetLogLevel) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["level"] = r.Level
 	dst["subsystem"] = r.Subsystem
@@ -534,15 +350,7 @@ func (r *CmdSetLogLevel) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetLogLevel) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_setLogLevel"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "level", salxml.Int, &r.Level)
 	validate.Get(&e, src, "subsystem", salxml.String, &r.Subsystem)
 	return e.Err()
@@ -613,15 +421,7 @@ func (*CmdSetScalars) RecordType() *topics.RecordType { return typeCmdSetScalars
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdSetScalars) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBool(dst, r.Boolean0)
 	dst = wire.AppendInt(dst, int32(r.Byte0))
 	dst = wire.AppendInt(dst, int32(r.Short0))
@@ -640,15 +440,7 @@ func (r *CmdSetScalars) AppendAvro(dst []byte) []byte {
 func (r *CmdSetScalars) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_setScalars", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Boolean0 = d.Bool("boolean0")
 	r.Byte0 = d.Byte("byte0")
 	r.Short0 = d.Short("short0")
@@ -675,15 +467,7 @@ func (r *CmdSetScalars) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdSetScalars) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = r.Boolean0
 	dst["byte0"] = r.Byte0
@@ -701,15 +485,7 @@ func (r *CmdSetScalars) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetScalars) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_setScalars"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
 	validate.Get(&e, src, "byte0", salxml.Byte, &r.Byte0)
 	validate.Get(&e, src, "short0", salxml.Short, &r.Short0)
@@ -785,15 +561,7 @@ func (*CmdSetArrays) RecordType() *topics.RecordType { return typeCmdSetArrays }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdSetArrays) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBools(dst, r.Boolean0[:])
 	dst = wire.AppendBytes(dst, r.Byte0[:])
 	dst = wire.AppendShorts(dst, r.Short0[:])
@@ -811,15 +579,7 @@ func (r *CmdSetArrays) AppendAvro(dst []byte) []byte {
 func (r *CmdSetArrays) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_setArrays", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	d.Bools("boolean0", r.Boolean0[:])
 	d.Bytes("byte0", r.Byte0[:])
 	d.Shorts("short0", r.Short0[:])
@@ -841,15 +601,7 @@ func (r *CmdSetArrays) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdSetArrays) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = slices.Clone(r.Boolean0[:])
 	dst["byte0"] = slices.Clone(r.Byte0[:])
@@ -866,15 +618,7 @@ func (r *CmdSetArrays) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdSetArrays) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_setArrays"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.GetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
 	validate.GetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
 	validate.GetArray(&e, src, "short0", salxml.Short, r.Short0[:])
@@ -917,15 +661,7 @@ func (*CmdWait) RecordType() *topics.RecordType { return typeCmdWait }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdWait) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Ack)
 	dst = wire.AppendDouble(dst, r.Duration)
 	return dst
@@ -935,15 +671,7 @@ func (r *CmdWait) AppendAvro(dst []byte) []byte {
 func (r *CmdWait) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_wait", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Ack = d.Int("ack")
 	r.Duration = d.Double("duration")
 	return d.Finish()
@@ -957,15 +685,7 @@ func (r *CmdWait) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdWait) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["ack"] = r.Ack
 	dst["duration"] = r.Duration
@@ -974,15 +694,7 @@ func (r *CmdWait) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdWait) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_wait"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "ack", salxml.Int, &r.Ack)
 	validate.Get(&e, src, "duration", salxml.Double, &r.Duration)
 	return e.Err()
@@ -1009,15 +721,7 @@ func (*CmdFault) RecordType() *topics.RecordType { return typeCmdFault }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *CmdFault) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	return dst
 }
 
@@ -1025,15 +729,7 @@ func (r *CmdFault) AppendAvro(dst []byte) []byte {
 func (r *CmdFault) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.command_fault", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	return d.Finish()
 }
 
@@ -1045,29 +741,13 @@ func (r *CmdFault) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *CmdFault) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 }
 
 // FromMap sets the record from a map record (topics.Record).
 func (r *CmdFault) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "command_fault"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	return e.Err()
 }

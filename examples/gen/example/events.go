@@ -41,15 +41,7 @@ func (*EvtLogLevel) RecordType() *topics.RecordType { return typeEvtLogLevel }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtLogLevel) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Level)
 	dst = wire.AppendString(dst, r.Subsystem)
 	return dst
@@ -59,15 +51,7 @@ func (r *EvtLogLevel) AppendAvro(dst []byte) []byte {
 func (r *EvtLogLevel) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_logLevel", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Level = d.Int("level")
 	r.Subsystem = d.String("subsystem", r.Subsystem, 0)
 	return d.Finish()
@@ -85,15 +69,7 @@ func (r *EvtLogLevel) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtLogLevel) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["level"] = r.Level
 	dst["subsystem"] = r.Subsystem
@@ -102,15 +78,7 @@ func (r *EvtLogLevel) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLogLevel) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_logLevel"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "level", salxml.Int, &r.Level)
 	validate.Get(&e, src, "subsystem", salxml.String, &r.Subsystem)
 	return e.Err()
@@ -173,15 +141,7 @@ func (*EvtLogMessage) RecordType() *topics.RecordType { return typeEvtLogMessage
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtLogMessage) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.Name)
 	dst = wire.AppendInt(dst, r.Level)
 	dst = wire.AppendString(dst, r.Message)
@@ -198,15 +158,7 @@ func (r *EvtLogMessage) AppendAvro(dst []byte) []byte {
 func (r *EvtLogMessage) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_logMessage", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Name = d.String("name", r.Name, 0)
 	r.Level = d.Int("level")
 	r.Message = d.String("message", r.Message, 0)
@@ -243,15 +195,7 @@ func (r *EvtLogMessage) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtLogMessage) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["name"] = r.Name
 	dst["level"] = r.Level
@@ -267,15 +211,7 @@ func (r *EvtLogMessage) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLogMessage) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_logMessage"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "name", salxml.String, &r.Name)
 	validate.Get(&e, src, "level", salxml.Int, &r.Level)
 	validate.Get(&e, src, "message", salxml.String, &r.Message)
@@ -325,15 +261,7 @@ func (*EvtSoftwareVersions) RecordType() *topics.RecordType { return typeEvtSoft
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtSoftwareVersions) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.SalVersion)
 	dst = wire.AppendString(dst, r.XmlVersion)
 	dst = wire.AppendString(dst, r.CscVersion)
@@ -345,15 +273,7 @@ func (r *EvtSoftwareVersions) AppendAvro(dst []byte) []byte {
 func (r *EvtSoftwareVersions) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_softwareVersions", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.SalVersion = d.String("salVersion", r.SalVersion, 256)
 	r.XmlVersion = d.String("xmlVersion", r.XmlVersion, 256)
 	r.CscVersion = d.String("cscVersion", r.CscVersion, 256)
@@ -382,15 +302,7 @@ func (r *EvtSoftwareVersions) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtSoftwareVersions) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["salVersion"] = r.SalVersion
 	dst["xmlVersion"] = r.XmlVersion
@@ -401,15 +313,7 @@ func (r *EvtSoftwareVersions) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSoftwareVersions) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_softwareVersions"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "salVersion", salxml.String, &r.SalVersion)
 	validate.Get(&e, src, "xmlVersion", salxml.String, &r.XmlVersion)
 	validate.Get(&e, src, "cscVersion", salxml.String, &r.CscVersion)
@@ -442,15 +346,7 @@ func (*EvtHeartbeat) RecordType() *topics.RecordType { return typeEvtHeartbeat }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtHeartbeat) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBool(dst, r.Heartbeat)
 	return dst
 }
@@ -459,15 +355,7 @@ func (r *EvtHeartbeat) AppendAvro(dst []byte) []byte {
 func (r *EvtHeartbeat) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_heartbeat", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Heartbeat = d.Bool("heartbeat")
 	return d.Finish()
 }
@@ -480,15 +368,7 @@ func (r *EvtHeartbeat) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtHeartbeat) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["heartbeat"] = r.Heartbeat
 }
@@ -496,15 +376,7 @@ func (r *EvtHeartbeat) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtHeartbeat) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_heartbeat"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "heartbeat", salxml.Boolean, &r.Heartbeat)
 	return e.Err()
 }
@@ -542,15 +414,7 @@ func (*EvtErrorCode) RecordType() *topics.RecordType { return typeEvtErrorCode }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtErrorCode) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.ErrorCode)
 	dst = wire.AppendString(dst, r.ErrorReport)
 	dst = wire.AppendString(dst, r.Traceback)
@@ -561,15 +425,7 @@ func (r *EvtErrorCode) AppendAvro(dst []byte) []byte {
 func (r *EvtErrorCode) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_errorCode", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.ErrorCode = d.Int("errorCode")
 	r.ErrorReport = d.String("errorReport", r.ErrorReport, 0)
 	r.Traceback = d.String("traceback", r.Traceback, 0)
@@ -591,15 +447,7 @@ func (r *EvtErrorCode) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtErrorCode) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["errorCode"] = r.ErrorCode
 	dst["errorReport"] = r.ErrorReport
@@ -609,15 +457,7 @@ func (r *EvtErrorCode) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtErrorCode) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_errorCode"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "errorCode", salxml.Long, &r.ErrorCode)
 	validate.Get(&e, src, "errorReport", salxml.String, &r.ErrorReport)
 	validate.Get(&e, src, "traceback", salxml.String, &r.Traceback)
@@ -649,15 +489,7 @@ func (*EvtSummaryState) RecordType() *topics.RecordType { return typeEvtSummaryS
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtSummaryState) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.SummaryState)
 	return dst
 }
@@ -666,15 +498,7 @@ func (r *EvtSummaryState) AppendAvro(dst []byte) []byte {
 func (r *EvtSummaryState) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_summaryState", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.SummaryState = d.Int("summaryState")
 	return d.Finish()
 }
@@ -687,15 +511,7 @@ func (r *EvtSummaryState) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtSummaryState) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["summaryState"] = r.SummaryState
 }
@@ -703,15 +519,7 @@ func (r *EvtSummaryState) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSummaryState) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_summaryState"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "summaryState", salxml.Long, &r.SummaryState)
 	return e.Err()
 }
@@ -741,15 +549,7 @@ func (*EvtSimulationMode) RecordType() *topics.RecordType { return typeEvtSimula
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtSimulationMode) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Mode)
 	return dst
 }
@@ -758,15 +558,7 @@ func (r *EvtSimulationMode) AppendAvro(dst []byte) []byte {
 func (r *EvtSimulationMode) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_simulationMode", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Mode = d.Int("mode")
 	return d.Finish()
 }
@@ -779,15 +571,7 @@ func (r *EvtSimulationMode) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtSimulationMode) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["mode"] = r.Mode
 }
@@ -795,15 +579,7 @@ func (r *EvtSimulationMode) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtSimulationMode) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_simulationMode"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "mode", salxml.Int, &r.Mode)
 	return e.Err()
 }
@@ -849,15 +625,7 @@ func (*EvtConfigurationApplied) RecordType() *topics.RecordType { return typeEvt
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtConfigurationApplied) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.Configurations)
 	dst = wire.AppendString(dst, r.Version)
 	dst = wire.AppendString(dst, r.Url)
@@ -870,15 +638,7 @@ func (r *EvtConfigurationApplied) AppendAvro(dst []byte) []byte {
 func (r *EvtConfigurationApplied) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_configurationApplied", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Configurations = d.String("configurations", r.Configurations, 0)
 	r.Version = d.String("version", r.Version, 0)
 	r.Url = d.String("url", r.Url, 0)
@@ -911,15 +671,7 @@ func (r *EvtConfigurationApplied) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtConfigurationApplied) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["configurations"] = r.Configurations
 	dst["version"] = r.Version
@@ -931,15 +683,7 @@ func (r *EvtConfigurationApplied) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtConfigurationApplied) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_configurationApplied"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "configurations", salxml.String, &r.Configurations)
 	validate.Get(&e, src, "version", salxml.String, &r.Version)
 	validate.Get(&e, src, "url", salxml.String, &r.Url)
@@ -987,15 +731,7 @@ func (*EvtConfigurationsAvailable) RecordType() *topics.RecordType {
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtConfigurationsAvailable) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.Overrides)
 	dst = wire.AppendString(dst, r.Version)
 	dst = wire.AppendString(dst, r.Url)
@@ -1007,15 +743,7 @@ func (r *EvtConfigurationsAvailable) AppendAvro(dst []byte) []byte {
 func (r *EvtConfigurationsAvailable) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_configurationsAvailable", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Overrides = d.String("overrides", r.Overrides, 0)
 	r.Version = d.String("version", r.Version, 0)
 	r.Url = d.String("url", r.Url, 0)
@@ -1044,15 +772,7 @@ func (r *EvtConfigurationsAvailable) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtConfigurationsAvailable) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["overrides"] = r.Overrides
 	dst["version"] = r.Version
@@ -1063,15 +783,7 @@ func (r *EvtConfigurationsAvailable) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtConfigurationsAvailable) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_configurationsAvailable"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "overrides", salxml.String, &r.Overrides)
 	validate.Get(&e, src, "version", salxml.String, &r.Version)
 	validate.Get(&e, src, "url", salxml.String, &r.Url)
@@ -1130,15 +842,7 @@ func (*EvtLargeFileObjectAvailable) RecordType() *topics.RecordType {
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtLargeFileObjectAvailable) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendString(dst, r.Url)
 	dst = wire.AppendString(dst, r.Generator)
 	dst = wire.AppendFloat(dst, r.Version)
@@ -1153,15 +857,7 @@ func (r *EvtLargeFileObjectAvailable) AppendAvro(dst []byte) []byte {
 func (r *EvtLargeFileObjectAvailable) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_largeFileObjectAvailable", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Url = d.String("url", r.Url, 256)
 	r.Generator = d.String("generator", r.Generator, 256)
 	r.Version = d.Float("version")
@@ -1196,15 +892,7 @@ func (r *EvtLargeFileObjectAvailable) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtLargeFileObjectAvailable) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["url"] = r.Url
 	dst["generator"] = r.Generator
@@ -1218,15 +906,7 @@ func (r *EvtLargeFileObjectAvailable) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtLargeFileObjectAvailable) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_largeFileObjectAvailable"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "url", salxml.String, &r.Url)
 	validate.Get(&e, src, "generator", salxml.String, &r.Generator)
 	validate.Get(&e, src, "version", salxml.Float, &r.Version)
@@ -1302,15 +982,7 @@ func (*EvtScalars) RecordType() *topics.RecordType { return typeEvtScalars }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtScalars) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBool(dst, r.Boolean0)
 	dst = wire.AppendInt(dst, int32(r.Byte0))
 	dst = wire.AppendInt(dst, int32(r.Short0))
@@ -1329,15 +1001,7 @@ func (r *EvtScalars) AppendAvro(dst []byte) []byte {
 func (r *EvtScalars) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_scalars", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Boolean0 = d.Bool("boolean0")
 	r.Byte0 = d.Byte("byte0")
 	r.Short0 = d.Short("short0")
@@ -1364,15 +1028,7 @@ func (r *EvtScalars) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtScalars) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = r.Boolean0
 	dst["byte0"] = r.Byte0
@@ -1390,15 +1046,7 @@ func (r *EvtScalars) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtScalars) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_scalars"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
 	validate.Get(&e, src, "byte0", salxml.Byte, &r.Byte0)
 	validate.Get(&e, src, "short0", salxml.Short, &r.Short0)
@@ -1474,15 +1122,7 @@ func (*EvtArrays) RecordType() *topics.RecordType { return typeEvtArrays }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtArrays) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBools(dst, r.Boolean0[:])
 	dst = wire.AppendBytes(dst, r.Byte0[:])
 	dst = wire.AppendShorts(dst, r.Short0[:])
@@ -1500,15 +1140,7 @@ func (r *EvtArrays) AppendAvro(dst []byte) []byte {
 func (r *EvtArrays) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_arrays", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	d.Bools("boolean0", r.Boolean0[:])
 	d.Bytes("byte0", r.Byte0[:])
 	d.Shorts("short0", r.Short0[:])
@@ -1530,15 +1162,7 @@ func (r *EvtArrays) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtArrays) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = slices.Clone(r.Boolean0[:])
 	dst["byte0"] = slices.Clone(r.Byte0[:])
@@ -1555,15 +1179,7 @@ func (r *EvtArrays) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtArrays) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_arrays"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.GetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
 	validate.GetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
 	validate.GetArray(&e, src, "short0", salxml.Short, r.Short0[:])
@@ -1606,15 +1222,7 @@ func (*EvtCommandsReceived) RecordType() *topics.RecordType { return typeEvtComm
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *EvtCommandsReceived) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendInt(dst, r.Count)
 	dst = wire.AppendString(dst, r.LastCommand)
 	return dst
@@ -1624,15 +1232,7 @@ func (r *EvtCommandsReceived) AppendAvro(dst []byte) []byte {
 func (r *EvtCommandsReceived) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.logevent_commandsReceived", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Count = d.Int("count")
 	r.LastCommand = d.String("lastCommand", r.LastCommand, 0)
 	return d.Finish()
@@ -1650,15 +1250,7 @@ func (r *EvtCommandsReceived) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *EvtCommandsReceived) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["count"] = r.Count
 	dst["lastCommand"] = r.LastCommand
@@ -1667,15 +1259,7 @@ func (r *EvtCommandsReceived) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *EvtCommandsReceived) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "logevent_commandsReceived"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "count", salxml.Long, &r.Count)
 	validate.Get(&e, src, "lastCommand", salxml.String, &r.LastCommand)
 	return e.Err()

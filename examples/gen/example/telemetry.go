@@ -77,15 +77,7 @@ func (*Scalars) RecordType() *topics.RecordType { return typeScalars }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *Scalars) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBool(dst, r.Boolean0)
 	dst = wire.AppendInt(dst, int32(r.Byte0))
 	dst = wire.AppendInt(dst, int32(r.Short0))
@@ -104,15 +96,7 @@ func (r *Scalars) AppendAvro(dst []byte) []byte {
 func (r *Scalars) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.scalars", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Boolean0 = d.Bool("boolean0")
 	r.Byte0 = d.Byte("byte0")
 	r.Short0 = d.Short("short0")
@@ -139,15 +123,7 @@ func (r *Scalars) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *Scalars) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = r.Boolean0
 	dst["byte0"] = r.Byte0
@@ -165,15 +141,7 @@ func (r *Scalars) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *Scalars) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "scalars"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "boolean0", salxml.Boolean, &r.Boolean0)
 	validate.Get(&e, src, "byte0", salxml.Byte, &r.Byte0)
 	validate.Get(&e, src, "short0", salxml.Short, &r.Short0)
@@ -249,15 +217,7 @@ func (*Arrays) RecordType() *topics.RecordType { return typeArrays }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *Arrays) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBools(dst, r.Boolean0[:])
 	dst = wire.AppendBytes(dst, r.Byte0[:])
 	dst = wire.AppendShorts(dst, r.Short0[:])
@@ -275,15 +235,7 @@ func (r *Arrays) AppendAvro(dst []byte) []byte {
 func (r *Arrays) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.arrays", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	d.Bools("boolean0", r.Boolean0[:])
 	d.Bytes("byte0", r.Byte0[:])
 	d.Shorts("short0", r.Short0[:])
@@ -305,15 +257,7 @@ func (r *Arrays) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *Arrays) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["boolean0"] = slices.Clone(r.Boolean0[:])
 	dst["byte0"] = slices.Clone(r.Byte0[:])
@@ -330,15 +274,7 @@ func (r *Arrays) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *Arrays) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "arrays"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.GetArray(&e, src, "boolean0", salxml.Boolean, r.Boolean0[:])
 	validate.GetArray(&e, src, "byte0", salxml.Byte, r.Byte0[:])
 	validate.GetArray(&e, src, "short0", salxml.Short, r.Short0[:])
@@ -389,15 +325,7 @@ func (*Status) RecordType() *topics.RecordType { return typeStatus }
 
 // AppendAvro appends the record's Avro body to dst (topics.Record).
 func (r *Status) AppendAvro(dst []byte) []byte {
-	dst = wire.AppendInt(dst, r.Private.SalIndex)
-	dst = wire.AppendDouble(dst, r.Private.SndStamp)
-	dst = wire.AppendDouble(dst, r.Private.RcvStamp)
-	dst = wire.AppendDouble(dst, r.Private.EfdStamp)
-	dst = wire.AppendDouble(dst, r.Private.KafkaStamp)
-	dst = wire.AppendInt(dst, r.Private.SeqNum)
-	dst = wire.AppendString(dst, r.Private.RevCode)
-	dst = wire.AppendString(dst, r.Private.Identity)
-	dst = wire.AppendInt(dst, r.Private.Origin)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendDouble(dst, r.Timestamp)
 	dst = wire.AppendFloats(dst, r.Temperature[:])
 	dst = wire.AppendDoubles(dst, r.Position[:])
@@ -409,15 +337,7 @@ func (r *Status) AppendAvro(dst []byte) []byte {
 func (r *Status) DecodeAvro(src []byte) (violations int, err error) {
 	var d wire.Decoder
 	d.Reset("Example.status", src)
-	r.Private.SalIndex = d.Int("salIndex")
-	r.Private.SndStamp = d.Double("private_sndStamp")
-	r.Private.RcvStamp = d.Double("private_rcvStamp")
-	r.Private.EfdStamp = d.Double("private_efdStamp")
-	r.Private.KafkaStamp = d.Double("private_kafkaStamp")
-	r.Private.SeqNum = d.Int("private_seqNum")
-	r.Private.RevCode = d.String("private_revCode", r.Private.RevCode, 0)
-	r.Private.Identity = d.String("private_identity", r.Private.Identity, 0)
-	r.Private.Origin = d.Int("private_origin")
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Timestamp = d.Double("timestamp")
 	d.Floats("temperature", r.Temperature[:])
 	d.Doubles("position", r.Position[:])
@@ -433,15 +353,7 @@ func (r *Status) Validate(unbounded bool) error {
 // ToMap stores the record's fields in dst (topics.Record).
 func (r *Status) ToMap(dst map[string]any, private bool) {
 	if private {
-		dst["salIndex"] = r.Private.SalIndex
-		dst["private_sndStamp"] = r.Private.SndStamp
-		dst["private_rcvStamp"] = r.Private.RcvStamp
-		dst["private_efdStamp"] = r.Private.EfdStamp
-		dst["private_kafkaStamp"] = r.Private.KafkaStamp
-		dst["private_seqNum"] = r.Private.SeqNum
-		dst["private_revCode"] = r.Private.RevCode
-		dst["private_identity"] = r.Private.Identity
-		dst["private_origin"] = r.Private.Origin
+		topics.PrivateToMap(dst, &r.Private, true)
 	}
 	dst["timestamp"] = r.Timestamp
 	dst["temperature"] = slices.Clone(r.Temperature[:])
@@ -452,15 +364,7 @@ func (r *Status) ToMap(dst map[string]any, private bool) {
 // FromMap sets the record from a map record (topics.Record).
 func (r *Status) FromMap(src map[string]any) error {
 	e := validate.Fields{Component: Name, Topic: "status"}
-	validate.Get(&e, src, "salIndex", salxml.Long, &r.Private.SalIndex)
-	validate.Get(&e, src, "private_sndStamp", salxml.Double, &r.Private.SndStamp)
-	validate.Get(&e, src, "private_rcvStamp", salxml.Double, &r.Private.RcvStamp)
-	validate.Get(&e, src, "private_efdStamp", salxml.Double, &r.Private.EfdStamp)
-	validate.Get(&e, src, "private_kafkaStamp", salxml.Double, &r.Private.KafkaStamp)
-	validate.Get(&e, src, "private_seqNum", salxml.Long, &r.Private.SeqNum)
-	validate.Get(&e, src, "private_revCode", salxml.String, &r.Private.RevCode)
-	validate.Get(&e, src, "private_identity", salxml.String, &r.Private.Identity)
-	validate.Get(&e, src, "private_origin", salxml.Long, &r.Private.Origin)
+	topics.PrivateFromMap(&e, src, &r.Private, true)
 	validate.Get(&e, src, "timestamp", salxml.Double, &r.Timestamp)
 	validate.GetArray(&e, src, "temperature", salxml.Float, r.Temperature[:])
 	validate.GetArray(&e, src, "position", salxml.Double, r.Position[:])
