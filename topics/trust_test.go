@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -241,7 +242,10 @@ func TestWriter_ConcurrentSetWrite(t *testing.T) {
 	const goroutines, rounds = 4, 1000
 	d := newDomain(t, nil)
 	comp := example(t, d)
-	ctx := ctxT(t)
+	// 4000 acknowledged writes and reads: more than ctxT's minute may pass
+	// under -race on a loaded machine (a guard, not a measure).
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	tp := comp.Event("scalars")
 	_, rs := startInstance(t, d, comp, 1, topics.ReaderOptions{QueueLen: 1000}, tp)
 	r := rs[0]

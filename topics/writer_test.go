@@ -189,6 +189,8 @@ func TestWriter_Concurrent(t *testing.T) {
 	mu.Unlock()
 
 	waitFor(t, ctx, "every record received", func() bool { return r.Stats().Received == n })
+	// Received is counted before the record is decoded and delivered.
+	waitFor(t, ctx, "every record delivered", func() bool { return r.Stats().Delivered == n })
 	if s := r.Stats(); s.Lost != 0 || s.OutOfOrder != 0 || s.Overflow != 0 || s.Delivered != n {
 		t.Fatalf("reader stats %+v: want all %d delivered, nothing lost, out of order or dropped", s, n)
 	}

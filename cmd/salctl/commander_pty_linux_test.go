@@ -48,7 +48,7 @@ const ptyChild = "SALCTL_TEST_PTY_CHILD"
 // TestCommanderPTY drives salctl commander through a pseudo-terminal, as
 // an operator does, with the line editor, on the in-process bus (the test
 // binary runs itself as salctl commander Example:1 with the terminal as
-// its stdin and stdout): wait duration=3 then, once it is in progress,
+// its stdin and stdout): wait duration=8 then, once it is in progress,
 // setScalars: setScalars completes first. Then Ctrl-C interrupts a long
 // wait and leaves the line being typed, which is finished and run.
 func TestCommanderPTY(t *testing.T) {
@@ -112,7 +112,7 @@ func TestCommanderPTY(t *testing.T) {
 	screen.waitFor(t, `start #\d+: ack 303`)
 	typeKeys("enable\r")
 	screen.waitFor(t, `enable #\d+: ack 303`)
-	typeKeys("wait duration=3\r")
+	typeKeys("wait duration=8\r") // setScalars must fit in it, however loaded the machine
 	screen.waitFor(t, `wait #\d+: ack 301 \(CMD_INPROGRESS\)`)
 	typeKeys("setScalars int0=1\r")
 	screen.waitFor(t, `(?s)setScalars #\d+: ack 303.*wait #\d+: ack 303`)

@@ -39,8 +39,8 @@ func TestSilentRegistry(t *testing.T) {
 		guard time.Duration // a guard against a hang: the limit, plus a margin for a loaded machine
 	}{
 		{[]string{"pub", "Example", "scalars", `{"int0": 1}`}, 40 * time.Second},
-		{[]string{"command", "Example:1", "setScalars", "-timeout", "2s"}, 8 * time.Second},
-		{[]string{"state", "Example:1", "-timeout", "2s"}, 8 * time.Second},
+		{[]string{"command", "Example:1", "setScalars", "-timeout", "2s"}, 20 * time.Second},
+		{[]string{"state", "Example:1", "-timeout", "2s"}, 20 * time.Second},
 	} {
 		t.Run(c.args[0], func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -138,7 +138,7 @@ func run(ctx context.Context) error {
 	fmt.Printf("setArrays -> event arrays: double0=%v int0=%v\n", arr["double0"], arr["int0"])
 
 	// 5. A long command: the CSC acknowledges INPROGRESS, then COMPLETE.
-	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, remote.WithTimeout(2*time.Second))
+	f, err := r.StartCommand(ctx, "wait", map[string]any{"duration": 0.5}, remote.WithTimeout(10*time.Second))
 	if err != nil {
 		return err
 	}

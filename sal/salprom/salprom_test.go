@@ -131,9 +131,11 @@ func TestScrape(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Wait until the reader has all of them (queued or dropped).
+	// Wait until the reader has delivered all of them (queued or dropped):
+	// Received is counted before a record is decoded, its latency
+	// observed and the record delivered.
 	rd := r.MustTelemetry("scalars")
-	for rd.Stats().Received < nTel {
+	for rd.Stats().Delivered < nTel {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("reader stats %+v: %v", rd.Stats(), ctx.Err())
