@@ -1,49 +1,16 @@
 package wire_test
 
-import "github.com/lsst-sal/salgo/topics/wire"
+import (
+	"github.com/lsst-sal/salgo/topics"
+	"github.com/lsst-sal/salgo/topics/wire"
+)
 
 // The records below are what cmd/salgen generates for the embedded
 // Example component's scalars and arrays topics, written by hand: the
 // allocation tests and benchmarks use them.
 
-type private struct {
-	SalIndex   int32
-	SndStamp   float64
-	RcvStamp   float64
-	EfdStamp   float64
-	KafkaStamp float64
-	SeqNum     int32
-	RevCode    string
-	Identity   string
-	Origin     int32
-}
-
-func (p *private) append(dst []byte) []byte {
-	dst = wire.AppendInt(dst, p.SalIndex)
-	dst = wire.AppendDouble(dst, p.SndStamp)
-	dst = wire.AppendDouble(dst, p.RcvStamp)
-	dst = wire.AppendDouble(dst, p.EfdStamp)
-	dst = wire.AppendDouble(dst, p.KafkaStamp)
-	dst = wire.AppendInt(dst, p.SeqNum)
-	dst = wire.AppendString(dst, p.RevCode)
-	dst = wire.AppendString(dst, p.Identity)
-	return wire.AppendInt(dst, p.Origin)
-}
-
-func (p *private) decode(d *wire.Decoder) {
-	p.SalIndex = d.Int("salIndex")
-	p.SndStamp = d.Double("private_sndStamp")
-	p.RcvStamp = d.Double("private_rcvStamp")
-	p.EfdStamp = d.Double("private_efdStamp")
-	p.KafkaStamp = d.Double("private_kafkaStamp")
-	p.SeqNum = d.Int("private_seqNum")
-	p.RevCode = d.String("private_revCode", p.RevCode, 0)
-	p.Identity = d.String("private_identity", p.Identity, 0)
-	p.Origin = d.Int("private_origin")
-}
-
 type exScalars struct {
-	private
+	topics.Private
 	Boolean0       bool
 	Byte0          uint8
 	Short0         int16
@@ -58,7 +25,7 @@ type exScalars struct {
 }
 
 func (r *exScalars) AppendAvro(dst []byte) []byte {
-	dst = r.private.append(dst)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBool(dst, r.Boolean0)
 	dst = wire.AppendInt(dst, int32(r.Byte0))
 	dst = wire.AppendInt(dst, int32(r.Short0))
@@ -75,7 +42,7 @@ func (r *exScalars) AppendAvro(dst []byte) []byte {
 func (r *exScalars) DecodeAvro(src []byte) (int, error) {
 	var d wire.Decoder
 	d.Reset("Example.scalars", src)
-	r.private.decode(&d)
+	topics.DecodePrivate(&d, &r.Private, true)
 	r.Boolean0 = d.Bool("boolean0")
 	r.Byte0 = d.Byte("byte0")
 	r.Short0 = d.Short("short0")
@@ -91,7 +58,7 @@ func (r *exScalars) DecodeAvro(src []byte) (int, error) {
 }
 
 type exArrays struct {
-	private
+	topics.Private
 	Boolean0       [5]bool
 	Byte0          [5]uint8
 	Short0         [5]int16
@@ -105,7 +72,7 @@ type exArrays struct {
 }
 
 func (r *exArrays) AppendAvro(dst []byte) []byte {
-	dst = r.private.append(dst)
+	dst = topics.AppendPrivate(dst, &r.Private, true)
 	dst = wire.AppendBools(dst, r.Boolean0[:])
 	dst = wire.AppendBytes(dst, r.Byte0[:])
 	dst = wire.AppendShorts(dst, r.Short0[:])
@@ -121,7 +88,7 @@ func (r *exArrays) AppendAvro(dst []byte) []byte {
 func (r *exArrays) DecodeAvro(src []byte) (int, error) {
 	var d wire.Decoder
 	d.Reset("Example.arrays", src)
-	r.private.decode(&d)
+	topics.DecodePrivate(&d, &r.Private, true)
 	d.Bools("boolean0", r.Boolean0[:])
 	d.Bytes("byte0", r.Byte0[:])
 	d.Shorts("short0", r.Short0[:])
