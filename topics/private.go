@@ -6,15 +6,14 @@ import (
 	"github.com/lsst-sal/salgo/xml"
 )
 
-// The header every SAL schema starts with: salIndex (on indexed
-// components), then the eight private_ fields, in this order. Generated
-// records call these four functions for it instead of repeating the
-// same lines in each codec method; an application has no use for them.
-// (A topic whose schema puts the private fields elsewhere, as some of
-// MTCamera's .avsc topics do, keeps them inline.)
-
-// AppendPrivate appends p as the header of a record's Avro body; indexed
-// says whether salIndex is on the wire.
+// AppendPrivate appends p as the header a SAL record's Avro body starts
+// with: salIndex when indexed (the component is indexed), then the
+// eight private_ fields, in the schema's order. The records cmd/salgen
+// generates call it and its three kin (DecodePrivate, PrivateToMap,
+// PrivateFromMap) instead of repeating those fields in each method; an
+// application has no use for them. (A topic whose schema puts the private
+// fields elsewhere, as some of MTCamera's .avsc topics do, has them
+// inline in its generated code.)
 func AppendPrivate(dst []byte, p *Private, indexed bool) []byte {
 	if indexed {
 		dst = wire.AppendInt(dst, p.SalIndex)
