@@ -623,23 +623,9 @@ func TestScript_StopBeforeRun(t *testing.T) {
 // the run command writes STOPPING, Cleanup does not run, there is no
 // final state.
 func TestScript_CloseWhileRunning(t *testing.T) {
-	e := newScriptEnv(t)
-	ts := &testScript{block: make(chan struct{})}
-	s, r := e.start(700, ts.config(), nil)
-	expectStates(t, r, st{state: controller.ScriptUnconfigured})
-	configure(t, r, "", "", "", "")
-	mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
-	if _, err := r.StartCommand(testbus.Ctx(t), "run", nil); err != nil {
-		t.Fatal(err)
-	}
-	<-ts.block
+	s, r, ts := runBlocked(t, 700)
 	s.Close()
-	expectStates(t, r,
-		st{state: controller.ScriptConfigured},
-		st{state: controller.ScriptConfigured, groupID: "g"},
-		st{state: controller.ScriptRunning, groupID: "g"},
-		st{state: controller.ScriptRunning, last: "start", n: 1, groupID: "g"},
-		st{state: controller.ScriptStopping, last: "start", n: 1, groupID: "g"})
+	expectRunThenStopping(t, r)
 	if s.State() != controller.ScriptStopping || ts.cleanupCount() != 0 {
 		t.Errorf("state %s, cleanups %d; want STOPPING, 0", s.State().Name(), ts.cleanupCount())
 	}
@@ -649,9 +635,19 @@ func TestScript_CloseWhileRunning(t *testing.T) {
 // run command's; a Run that returns at once then still ends STOPPING, not
 // FAILING (a signal's Close raced it so).
 func TestScript_CloseCancelsRunFirst(t *testing.T) {
+	s, r, _ := runBlocked(t, 701)
+	controller.CancelRun(s) // Close stopped here, before it cancels the commands
+	expectRunThenStopping(t, r)
+	s.Close()
+}
+
+// runBlocked starts a script at index, configures it, sets its group ID
+// and runs it; it returns once Run is blocked (in ts.block).
+func runBlocked(t *testing.T, index int) (*controller.Script, *remote.Remote, *testScript) {
+	t.Helper()
 	e := newScriptEnv(t)
 	ts := &testScript{block: make(chan struct{})}
-	s, r := e.start(701, ts.config(), nil)
+	s, r := e.start(index, ts.config(), nil)
 	expectStates(t, r, st{state: controller.ScriptUnconfigured})
 	configure(t, r, "", "", "", "")
 	mustCmd(t, r, "setGroupId", map[string]any{"groupId": "g"})
@@ -659,14 +655,19 @@ func TestScript_CloseCancelsRunFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ts.block
-	controller.CancelRun(s) // Close stopped here, before it cancels the commands
+	return s, r, ts
+}
+
+// expectRunThenStopping expects the states of runBlocked's script and
+// then STOPPING.
+func expectRunThenStopping(t *testing.T, r *remote.Remote) {
+	t.Helper()
 	expectStates(t, r,
 		st{state: controller.ScriptConfigured},
 		st{state: controller.ScriptConfigured, groupID: "g"},
 		st{state: controller.ScriptRunning, groupID: "g"},
 		st{state: controller.ScriptRunning, last: "start", n: 1, groupID: "g"},
 		st{state: controller.ScriptStopping, last: "start", n: 1, groupID: "g"})
-	s.Close()
 }
 
 // TestScript_BadCheckpoints: a pattern that is not a regular expression

@@ -171,14 +171,7 @@ func TestUseComponent_RegistryHoldsOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in2, err := d.NewInstance(mine, 1, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := in2.Writer(mine.Telemetry("scalars")); err != nil {
-		t.Fatal(err)
-	}
-	err = in2.Start(ctx)
+	err = startWriting(t, d, mine, 1, mine.Telemetry("scalars"))
 	if !errors.Is(err, topics.ErrRecordType) {
 		t.Fatalf("Start: %v, want ErrRecordType", err)
 	}
@@ -193,26 +186,26 @@ func TestUseComponent_RegistryHoldsOther(t *testing.T) {
 	if _, err := versions.Write(ctx, map[string]any{"xmlVersion": "29.0.0", "salVersion": "", "cscVersion": "1.0", "subsystemVersions": ""}); err != nil {
 		t.Fatal(err)
 	}
-	again, err := d.NewInstance(mine, 3, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := again.Writer(mine.Telemetry("scalars")); err != nil {
-		t.Fatal(err)
-	}
-	err = again.Start(ctx)
+	err = startWriting(t, d, mine, 3, mine.Telemetry("scalars"))
 	if want := "the bus runs ts_xml 29.0.0 (the xmlVersion Example:1 last reported in softwareVersions)"; !errors.Is(err, topics.ErrRecordType) || !strings.Contains(err.Error(), want) {
 		t.Errorf("Start after softwareVersions: %v; want ErrRecordType naming %q", err, want)
 	}
 	// A topic the registry holds with the same schema starts.
-	in3, err := d.NewInstance(mine, 2, "")
+	if err := startWriting(t, d, mine, 2, mine.Event("scalars")); err != nil {
+		t.Fatalf("Start of a topic the registry does not hold yet: %v", err)
+	}
+}
+
+// startWriting starts an instance of comp at index with a writer of tp
+// and returns Start's error.
+func startWriting(t *testing.T, d *topics.Domain, comp *salxml.Component, index int, tp *salxml.Topic) error {
+	t.Helper()
+	in, err := d.NewInstance(comp, index, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in3.Writer(mine.Event("scalars")); err != nil {
+	if _, err := in.Writer(tp); err != nil {
 		t.Fatal(err)
 	}
-	if err := in3.Start(ctx); err != nil {
-		t.Fatalf("Start of a topic the registry does not hold yet: %v", err)
-	}
+	return in.Start(ctxT(t))
 }

@@ -304,22 +304,47 @@ func TestTypedReader_OnMapReader(t *testing.T) {
 	}
 }
 
+// otherSchema is a typed reader of Example's scalars, and a peer writing
+// that topic with a newer version of its schema (one more field, extra),
+// registered under the topic's subject.
+type otherSchema struct {
+	d     *topics.Domain
+	tp    *salxml.Topic
+	tr    *topics.TypedReader[*ex.Scalars]
+	other *salxml.Topic
+	id    int32
+	prod  *kgo.Client
+}
+
+func newOtherSchema(t *testing.T) *otherSchema {
+	d := newDomain(t, nil)
+	comp := example(t, d)
+	tp := comp.Telemetry("scalars")
+	o := &otherSchema{d: d, tp: tp, tr: typedReader[*ex.Scalars](t, d, comp, tp, topics.ReaderOptions{})}
+	o.other = copyTopic(tp, func(fs []*salxml.Field) []*salxml.Field {
+		return append(fs, &salxml.Field{Name: "extra", Type: salxml.Double, Count: 1})
+	})
+	o.id = registerSchema(t, d.Config().RegistryURL, tp.Subject(d.Config().Subname), o.other.AvroSchema())
+	o.prod = rawProducer(t, d)
+	return o
+}
+
+// record is the framed record of the peer (salIndex 1) with int0 and seqNum.
+func (o *otherSchema) record(t *testing.T, int0, seq int32) []byte {
+	p := peer{identity: "peer", origin: 7, index: 1}
+	return frame(t, o.other, o.id, p.record(t, o.other, map[string]any{"int0": int0, "extra": 1.5}, seq, topics.TAI()))
+}
+
+func (o *otherSchema) produce(t *testing.T, vals ...[]byte) {
+	produce(t, o.prod, kname(o.d, o.tp), vals...)
+}
+
 // TestTypedReader_OtherSchema: a record written with another version of
 // the topic's schema is resolved and converted by a typed reader.
 func TestTypedReader_OtherSchema(t *testing.T) {
-	d := newDomain(t, nil)
-	comp := example(t, d)
-	ctx := ctxT(t)
-	tp := comp.Telemetry("scalars")
-	tr := typedReader[*ex.Scalars](t, d, comp, tp, topics.ReaderOptions{})
-	other := copyTopic(tp, func(fs []*salxml.Field) []*salxml.Field {
-		return append(fs, &salxml.Field{Name: "extra", Type: salxml.Double, Count: 1})
-	})
-	id := registerSchema(t, d.Config().RegistryURL, tp.Subject(d.Config().Subname), other.AvroSchema())
-	p := peer{identity: "peer", origin: 7, index: 1}
-	rec := p.record(t, other, map[string]any{"int0": int32(77), "extra": 1.5}, 1, topics.TAI())
-	produce(t, rawProducer(t, d), kname(d, tp), frame(t, other, id, rec))
-	got, err := tr.Next(ctx)
+	o := newOtherSchema(t)
+	o.produce(t, o.record(t, 77, 1))
+	got, err := o.tr.Next(ctxT(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,29 +358,17 @@ func TestTypedReader_OtherSchema(t *testing.T) {
 // dropped, and the typed reader goes on with the next one (the map it was
 // decoded into is not taken back as a typed record to decode into).
 func TestTypedReader_OtherSchemaUndecodable(t *testing.T) {
-	d := newDomain(t, nil)
-	comp := example(t, d)
-	ctx := ctxT(t)
-	tp := comp.Telemetry("scalars")
-	tr := typedReader[*ex.Scalars](t, d, comp, tp, topics.ReaderOptions{})
-	other := copyTopic(tp, func(fs []*salxml.Field) []*salxml.Field {
-		return append(fs, &salxml.Field{Name: "extra", Type: salxml.Double, Count: 1})
-	})
-	id := registerSchema(t, d.Config().RegistryURL, tp.Subject(d.Config().Subname), other.AvroSchema())
-	p := peer{identity: "peer", origin: 7, index: 1}
-	cut := frame(t, other, id, p.record(t, other, map[string]any{"int0": int32(1), "extra": 1.5}, 1, topics.TAI()))
-	whole := frame(t, other, id, p.record(t, other, map[string]any{"int0": int32(2), "extra": 2.5}, 2, topics.TAI()))
-	prod := rawProducer(t, d)
-	produce(t, prod, kname(d, tp), cut[:len(cut)-3])
-	produce(t, prod, kname(d, tp), whole)
-	got, err := tr.Next(ctx)
+	o := newOtherSchema(t)
+	cut := o.record(t, 1, 1)
+	o.produce(t, cut[:len(cut)-3], o.record(t, 2, 2))
+	got, err := o.tr.Next(ctxT(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Int0 != 2 {
 		t.Errorf("record after the undecodable one: %+v", got)
 	}
-	if s := tr.Stats(); s.Undecodable != 1 {
+	if s := o.tr.Stats(); s.Undecodable != 1 {
 		t.Errorf("stats %+v, want one bad record", s)
 	}
 }
