@@ -454,6 +454,12 @@ func (c *Component) ackTopic() *Topic {
 	return t
 }
 
+// PrivateFields returns new copies of the fields a SAL topic's schema
+// starts with, in order: salIndex when indexed, then the eight private_
+// fields (private_sndStamp ... private_origin). A topic read from an .avsc
+// file may hold them elsewhere.
+func PrivateFields(indexed bool) []*Field { return privateFields(indexed) }
+
 func privateFields(indexed bool) []*Field {
 	var out []*Field
 	if indexed {

@@ -97,33 +97,16 @@ var privateNames = map[string]string{
 	"private_origin":     "Origin",
 }
 
-// headerFields is the standard header of a SAL schema after salIndex:
-// what topics.AppendPrivate and its kin encode, in order.
-var headerFields = []struct {
-	name string
-	typ  salxml.Type
-}{
-	{"private_sndStamp", salxml.Double}, {"private_rcvStamp", salxml.Double},
-	{"private_efdStamp", salxml.Double}, {"private_kafkaStamp", salxml.Double},
-	{"private_seqNum", salxml.Long}, {"private_revCode", salxml.String},
-	{"private_identity", salxml.String}, {"private_origin", salxml.Long},
-}
-
 // standardHeader says whether r's wire starts with the standard header
-// and has no other private field.
+// (xml.PrivateFields: what topics.AppendPrivate and its kin
+// encode) and has no other private field.
 func standardHeader(r *record) bool {
-	fs := r.wire
-	if r.t.Indexed {
-		if len(fs) == 0 || fs[0].f.Name != "salIndex" || fs[0].f.Type != salxml.Long || !plainScalar(fs[0].f) {
-			return false
-		}
-		fs = fs[1:]
-	}
-	if len(r.private) != len(r.wire)-len(fs)+len(headerFields) || len(fs) < len(headerFields) {
+	want := salxml.PrivateFields(r.t.Indexed)
+	if len(r.private) != len(want) || len(r.wire) < len(want) {
 		return false
 	}
-	for i, h := range headerFields {
-		if f := fs[i].f; f.Name != h.name || f.Type != h.typ || !plainScalar(f) {
+	for i, h := range want {
+		if f := r.wire[i].f; f.Name != h.Name || f.Type != h.Type || !plainScalar(f) {
 			return false
 		}
 	}
