@@ -428,7 +428,7 @@ func (c *Component) makeTopic(td *topicDef) *Topic {
 		File:        td.file,
 		Line:        td.line,
 	}
-	t.Fields = append(privateFields(c.Indexed), cloneFields(td.fields)...)
+	t.Fields = append(PrivateFields(c.Indexed), cloneFields(td.fields)...)
 	return t
 }
 
@@ -450,7 +450,7 @@ func (c *Component) ackTopic() *Topic {
 		Indexed:     c.Indexed,
 		Namespace:   "lsst.sal." + c.Name,
 	}
-	t.Fields = append(privateFields(c.Indexed), ackFields()...)
+	t.Fields = append(PrivateFields(c.Indexed), ackFields()...)
 	return t
 }
 
@@ -458,9 +458,7 @@ func (c *Component) ackTopic() *Topic {
 // starts with, in order: salIndex when indexed, then the eight private_
 // fields (private_sndStamp ... private_origin). A topic read from an .avsc
 // file may hold them elsewhere.
-func PrivateFields(indexed bool) []*Field { return privateFields(indexed) }
-
-func privateFields(indexed bool) []*Field {
+func PrivateFields(indexed bool) []*Field {
 	var out []*Field
 	if indexed {
 		out = append(out, &Field{Name: "salIndex", Type: Long, Count: 1, Units: "unitless", Description: "SAL index (only present for indexed SAL components)", Private: true})

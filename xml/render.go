@@ -388,7 +388,7 @@ func parseAvsc(file string, data []byte, c *Component, stem string) (*Topic, err
 		}
 		t.Fields = append(t.Fields, f)
 	}
-	t.Fields = append(t.Fields, privateFields(c.Indexed)...)
+	t.Fields = append(t.Fields, PrivateFields(c.Indexed)...)
 	return t, nil
 }
 

@@ -55,11 +55,17 @@ func Definitions(tb testing.TB) *salxml.Definitions {
 	if dir == "" {
 		return salxml.Embedded()
 	}
-	opened.Do(func() { opened.defs, opened.err = salxml.Open(dir) })
-	if opened.err != nil {
-		tb.Fatal(opened.err)
+	defs, err := openXML()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return opened.defs
+	return defs
+}
+
+// openXML returns the definitions of XMLDir (set), read once per process.
+func openXML() (*salxml.Definitions, error) {
+	opened.Do(func() { opened.defs, opened.err = salxml.Open(XMLDir()) })
+	return opened.defs, opened.err
 }
 
 // opened holds the real ts_xml's definitions, read once per process (the

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/lsst-sal/salgo/internal/salgen"
-	salxml "github.com/lsst-sal/salgo/xml"
 )
 
 // The typed records of the real ts_xml's topics (MTM1M3, MTCamera) must
@@ -169,7 +168,7 @@ func buildScratch() {
 		fail(err)
 		return
 	}
-	defs, err := salxml.Open(xmlDir)
+	defs, err := openXML()
 	if err != nil {
 		fail(err)
 		return
